@@ -1,0 +1,1 @@
+"""Schema loading and checks, binding generation and drift tools for ACP schemas."""

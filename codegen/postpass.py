@@ -1,0 +1,246 @@
+"""libcst post-pass over datamodel-code-generator's output.
+
+What the generator cannot express, the post-pass writes into the module, by syntax tree:
+
+- the `x-deserialize-*` keywords, which the generator leaves in `json_schema_extra`, become
+  the runtime's `Annotated` markers (`DefaultOnError`, `SkipInvalidItems`, `DefaultOnNull`);
+- tagged unions become pydantic discriminated unions; open ones try the tagged variants
+  first and fall back to their `Other` class, whose tag field refuses the known tags;
+- keys a revision removed from a definition are dropped on decode (`__acp_ignored_keys__`);
+- every field gets a typed builder `with_<field>(value)` returning a new instance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+import libcst.matchers as m
+
+from .prepass import TaggedUnion
+
+RUNTIME_MODULE = "acp_schema._runtime"
+_DECODING_KEYS = {
+    "x-deserialize-skip-invalid-items": "SkipInvalidItems",
+    "x-deserialize-default-on-null": "DefaultOnNull",
+    "x-deserialize-default-on-error": "DefaultOnError",
+}
+
+
+@dataclass
+class PostpassPlan:
+    unions: Mapping[str, TaggedUnion]
+    ignored_keys: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+
+def _string_value(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _is_field_call(node: cst.BaseExpression) -> bool:
+    return m.matches(node, m.Call(func=m.Name("Field")))
+
+
+def _annotated_parts(annotation: cst.BaseExpression) -> list[cst.SubscriptElement] | None:
+    if m.matches(annotation, m.Subscript(value=m.Name("Annotated"))):
+        assert isinstance(annotation, cst.Subscript)
+        return list(annotation.slice)
+    return None
+
+
+def _marker(name: str, required: bool) -> cst.SubscriptElement:
+    code = f"{name}(required=True)" if name == "DefaultOnError" and required else f"{name}()"
+    return cst.SubscriptElement(cst.Index(cst.parse_expression(code)))
+
+
+def _pop_decoding_keys(call: cst.Call) -> tuple[cst.Call, list[str]]:
+    """Remove the x-deserialize keys from `json_schema_extra=`; return the markers to add."""
+    found: list[str] = []
+    args: list[cst.Arg] = []
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value != "json_schema_extra":
+            args.append(arg)
+            continue
+        if not isinstance(arg.value, cst.Dict):
+            args.append(arg)
+            continue
+        kept = []
+        for element in arg.value.elements:
+            key = _string_value(element.key) if isinstance(element, cst.DictElement) else None
+            if key in _DECODING_KEYS:
+                found.append(key)
+            else:
+                kept.append(element)
+        if kept:
+            args.append(arg.with_changes(value=arg.value.with_changes(elements=kept)))
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    ordered = [marker for key, marker in _DECODING_KEYS.items() if key in found]
+    return call.with_changes(args=args), ordered
+
+
+def _bare_type(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    parts = _annotated_parts(annotation)
+    if parts is None:
+        return annotation
+    first = parts[0].slice
+    assert isinstance(first, cst.Index)
+    return first.value
+
+
+def _is_literal(annotation: cst.BaseExpression) -> bool:
+    return m.matches(_bare_type(annotation), m.Subscript(value=m.Name("Literal")))
+
+
+def _builder(field_name: str, wire_name: str, annotation: cst.BaseExpression) -> cst.FunctionDef:
+    value_type = cst.Module([]).code_for_node(_bare_type(annotation))
+    source = (
+        f"def with_{field_name}(self, value: {value_type}) -> Self:\n"
+        f'    """Return a copy with `{wire_name}` set to `value`."""\n'
+        f'    return self.model_copy(update={{"{field_name}": value}})\n'
+    )
+    statement = cst.parse_statement(source)
+    assert isinstance(statement, cst.FunctionDef)
+    return statement
+
+
+class _Finisher(cst.CSTTransformer):
+    def __init__(self, plan: PostpassPlan) -> None:
+        super().__init__()
+        self.plan = plan
+        self.class_stack: list[str] = []
+        self.fields: list[list[tuple[str, str, cst.BaseExpression]]] = []
+
+    # -- imports -------------------------------------------------------------------------
+    def leave_ImportFrom(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.ImportFrom:
+        module = cst.Module([]).code_for_node(updated_node.module) if updated_node.module else ""
+        if module == "pydantic.experimental.missing_sentinel":
+            names = "MISSING, DefaultOnError, DefaultOnNull, SkipInvalidItems, TagDispatch"
+            statement = cst.parse_statement(f"from {RUNTIME_MODULE} import {names}")
+            assert isinstance(statement, cst.SimpleStatementLine)
+            node = statement.body[0]
+            assert isinstance(node, cst.ImportFrom)
+            return node
+        if module == "typing_extensions" and isinstance(updated_node.names, Sequence):
+            present = {n.name.value for n in updated_node.names if isinstance(n.name, cst.Name)}
+            if "Self" not in present:
+                names = [*updated_node.names, cst.ImportAlias(cst.Name("Self"))]
+                names = [n.with_changes(comma=cst.MaybeSentinel.DEFAULT) for n in names]
+                return updated_node.with_changes(names=names)
+        return updated_node
+
+    # -- classes -------------------------------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.class_stack.append(node.name.value)
+        self.fields.append([])
+
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.ClassDef:
+        name = self.class_stack.pop()
+        fields = self.fields.pop()
+        extra: list[cst.BaseStatement] = []
+        ignored = self.plan.ignored_keys.get(name)
+        if ignored:
+            keys = ", ".join(f'"{k}"' for k in sorted(ignored))
+            extra.append(cst.parse_statement(f"__acp_ignored_keys__ = frozenset({{{keys}}})"))
+            extra.append(
+                cst.parse_statement(
+                    "def model_post_init(self, context: Any, /) -> None:\n"
+                    '    """Drop the wire keys this definition no longer has."""\n'
+                    "    self._drop_ignored_keys()\n"
+                )
+            )
+        for field_name, wire_name, annotation in fields:
+            if not _is_literal(annotation):
+                extra.append(_builder(field_name, wire_name, annotation))
+        if not extra:
+            return updated_node
+        body = [
+            s
+            for s in updated_node.body.body
+            if not m.matches(s, m.SimpleStatementLine(body=[m.Expr(m.Name("..."))]))
+        ]
+        body = [s for s in body if not m.matches(s, m.SimpleStatementLine(body=[m.Pass()]))]
+        return updated_node.with_changes(body=updated_node.body.with_changes(body=[*body, *extra]))
+
+    def leave_AnnAssign(
+        self, original_node: cst.AnnAssign, updated_node: cst.AnnAssign
+    ) -> cst.AnnAssign:
+        if not self.class_stack or not isinstance(updated_node.target, cst.Name):
+            return updated_node
+        field_name = updated_node.target.value
+        if field_name == "model_config":
+            return updated_node
+        annotation = updated_node.annotation.annotation
+        parts = _annotated_parts(annotation)
+        wire_name = field_name
+        if parts is not None:
+            new_parts: list[cst.SubscriptElement] = [parts[0]]
+            for part in parts[1:]:
+                value = part.slice.value if isinstance(part.slice, cst.Index) else None
+                if value is not None and _is_field_call(value):
+                    assert isinstance(value, cst.Call)
+                    call, markers = _pop_decoding_keys(value)
+                    for arg in call.args:
+                        if arg.keyword is not None and arg.keyword.value == "alias":
+                            wire_name = _string_value(arg.value) or wire_name
+                    new_parts.extend(_marker(mk, updated_node.value is None) for mk in markers)
+                    new_parts.append(part.with_changes(slice=cst.Index(call)))
+                else:
+                    new_parts.append(part)
+            new_parts = [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in new_parts]
+            assert isinstance(annotation, cst.Subscript)
+            annotation = annotation.with_changes(slice=new_parts)
+            updated_node = updated_node.with_changes(
+                annotation=updated_node.annotation.with_changes(annotation=annotation)
+            )
+        self.fields[-1].append((field_name, wire_name, annotation))
+        return updated_node
+
+    # -- unions --------------------------------------------------------------------------
+    def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
+        if self.class_stack or len(updated_node.targets) != 1:
+            return updated_node
+        target = updated_node.targets[0].target
+        if not isinstance(target, cst.Name) or target.value not in self.plan.unions:
+            return updated_node
+        union = self.plan.unions[target.value]
+        call = updated_node.value
+        if not m.matches(call, m.Call(func=m.Name("TypeAliasType"))):
+            return updated_node
+        assert isinstance(call, cst.Call)
+        return updated_node.with_changes(
+            value=call.with_changes(
+                args=[call.args[0], cst.Arg(self._union_type(union, call.args[1].value))]
+            )
+        )
+
+    def _union_type(self, union: TaggedUnion, old: cst.BaseExpression) -> cst.BaseExpression:
+        """`Annotated[A | B | Other, TagDispatch(...)]`: the plain union for type checkers,
+        the dispatch for pydantic; other metadata (the description) is kept."""
+        kept = [
+            cst.Module([]).code_for_node(part.slice.value)
+            for part in (_annotated_parts(old) or [])[1:]
+            if isinstance(part.slice, cst.Index)
+        ]
+        members = [*dict.fromkeys(union.variants.values())]
+        if union.other:
+            members.append(union.other)
+        table = ", ".join(f'"{tag}": {name}' for tag, name in union.variants.items())
+        other = f", other={union.other}" if union.other else ""
+        dispatch = f'TagDispatch("{union.tag_property}", "{union.tag_field}", {{{table}}}{other})'
+        return cst.parse_expression(
+            f"Annotated[{' | '.join(members)}, {', '.join([dispatch, *kept])}]"
+        )
+
+
+def finish_module(source: str, plan: PostpassPlan) -> str:
+    """Apply the post-pass to one generated module's source."""
+    return cst.parse_module(source).visit(_Finisher(plan)).code

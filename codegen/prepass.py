@@ -1,0 +1,334 @@
+"""JSON-to-JSON pre-pass: give every class datamodel-code-generator will emit a chosen name.
+
+datamodel-code-generator numbers the classes it makes for inline union variants
+(`SessionUpdate1`, `ContentBlock7`, ...). The pre-pass hoists those variants into named
+definitions first, so the generator only ever sees named classes, and records each tagged
+union for the post-pass.
+
+Naming rule for a tagged-union variant (documented in docs/bindings.md):
+
+1. A variant that is nothing but the tag plus one referenced definition, which nothing
+   else refers to, is that definition: the definition itself carries the tag
+   (`session_message` -> `SessionMessage`, `text` -> `TextContent`).
+2. Any other variant is named by its tag in PascalCase (`agent_message_chunk` ->
+   `AgentMessageChunk`, a `ContentChunk` plus the tag).
+3. If that name is taken by a definition, or the tag is a single word (`add`, `cancel`: too
+   generic to stand alone), the variant is `<Union><Tag>`
+   (`SessionUpdate` + `tool_call_update` -> `SessionUpdateToolCallUpdate`,
+   `DiffChange` + `add` -> `DiffChangeAdd`).
+4. The open "other" variant of a union (the one guarded by `not`) is `<Union>Other`.
+
+Titled variants of untagged unions become `<Union><Title>`; a variant that only wraps a
+`$ref` becomes that `$ref`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from datamodel_code_generator.util import camel_to_snake
+
+JSON = dict[str, Any]
+
+
+class NamingError(ValueError):
+    """The naming rule cannot give a definition a unique name."""
+
+
+@dataclass
+class TaggedUnion:
+    """A tagged union found by the pre-pass, as the post-pass needs it."""
+
+    name: str
+    tag_property: str  # wire name, e.g. "sessionUpdate"
+    variants: dict[str, str] = field(default_factory=dict)  # tag -> class name
+    other: str | None = None  # class name of the open variant, if the union is open
+
+    @property
+    def tag_field(self) -> str:
+        """The Python field name of the tag (datamodel-code-generator's own snake_case)."""
+        return camel_to_snake(self.tag_property)
+
+
+@dataclass
+class PrepassResult:
+    schema: JSON
+    unions: dict[str, TaggedUnion]
+
+
+def pascal(text: str) -> str:
+    """`agent_message_chunk` -> `AgentMessageChunk`; `session/update` -> `SessionUpdate`."""
+    parts = [p for p in re.split(r"[^0-9A-Za-z]+", text) if p]
+    return "".join(p[:1].upper() + p[1:] for p in parts)
+
+
+def _variant_tag(variant: Any) -> tuple[str, str] | None:
+    """(tag property, tag value) of a variant that is an object with a required const."""
+    if not isinstance(variant, dict):
+        return None
+    props = variant.get("properties")
+    if not isinstance(props, dict):
+        return None
+    required = variant.get("required") or []
+    for prop, sub in props.items():
+        if isinstance(sub, dict) and isinstance(sub.get("const"), str) and prop in required:
+            return prop, sub["const"]
+    return None
+
+
+def _is_other(variant: Any, tag_property: str) -> bool:
+    return (
+        isinstance(variant, dict)
+        and "not" in variant
+        and isinstance(variant.get("properties"), dict)
+        and tag_property in variant["properties"]
+    )
+
+
+def _union_key(node: JSON) -> str | None:
+    for key in ("oneOf", "anyOf"):
+        if isinstance(node.get(key), list):
+            return key
+    return None
+
+
+def _tagging(variants: list[Any], *, mixed: bool = False) -> str | None:
+    """The tag property when the variants form a tagged union (open or closed).
+
+    With `mixed`, plain `$ref` variants may stand beside the tagged ones (an untagged
+    fallback shape); such a union still gets its tagged variants named but is decoded as
+    a plain union.
+    """
+    tags = [_variant_tag(v) for v in variants]
+    props = {t[0] for t in tags if t}
+    if len(props) != 1:
+        return None
+    (prop,) = props
+    tagged = sum(1 for t in tags if t)
+    others = [v for v, t in zip(variants, tags, strict=True) if not t]
+    refs = [v for v in others if _plain_ref(v)] if mixed else []
+    opens = [v for v in others if _is_other(v, prop)]
+    if tagged < 1 or len(opens) > 1 or len(refs) + len(opens) != len(others):
+        return None
+    if tagged + len(refs) + len(opens) < 2:
+        return None
+    return prop
+
+
+def _plain_ref(variant: Any) -> str | None:
+    """The definition an untagged variant stands for: `{$ref}` or a titled `allOf` wrapper."""
+    if not isinstance(variant, dict):
+        return None
+    if set(variant) == {"$ref"}:
+        return _ref_name(variant["$ref"])
+    return _sole_ref(variant, {"title", "description"})
+
+
+def _ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def _count_refs(node: Any, counts: dict[str, int]) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            counts[_ref_name(ref)] = counts.get(_ref_name(ref), 0) + 1
+        for value in node.values():
+            _count_refs(value, counts)
+    elif isinstance(node, list):
+        for value in node:
+            _count_refs(value, counts)
+
+
+def _sole_ref(variant: JSON, ignore: set[str]) -> str | None:
+    """The definition a variant wraps, when it is only `allOf: [{$ref}]` plus `ignore` keys."""
+    all_of = variant.get("allOf")
+    if not (isinstance(all_of, list) and len(all_of) == 1 and set(all_of[0]) == {"$ref"}):
+        return None
+    if set(variant) - ignore - {"allOf"}:
+        return None
+    return _ref_name(all_of[0]["$ref"])
+
+
+class _Prepass:
+    def __init__(self, schema: JSON) -> None:
+        self.schema = copy.deepcopy(schema)
+        self.defs: JSON = self.schema.setdefault("$defs", {})
+        self.unions: dict[str, TaggedUnion] = {}
+        self.ref_counts: dict[str, int] = {}
+        self.visited: set[str] = set()
+        _count_refs(self.schema, self.ref_counts)
+
+    def add_def(self, name: str, body: JSON) -> dict[str, str]:
+        if name in self.defs:
+            raise NamingError(f"the naming rule gives two definitions the name {name!r}")
+        self.defs[name] = body
+        self.visit_def(name)
+        return {"$ref": f"#/$defs/{name}"}
+
+    def run(self) -> PrepassResult:
+        for name in list(self.defs):
+            self.visit_def(name)
+        return PrepassResult(self.schema, self.unions)
+
+    def visit_def(self, name: str) -> None:
+        # A variant may wrap a union defined later; visiting on demand keeps the order free.
+        if name in self.visited:
+            return
+        self.visited.add(name)
+        node = self.defs[name]
+        if not isinstance(node, dict):
+            return
+        key = _union_key(node)
+        if key is not None:
+            self.name_union(name, node, key)
+        for prop, sub in list((node.get("properties") or {}).items()):
+            sub_key = _union_key(sub) if isinstance(sub, dict) else None
+            if sub_key and _tagging(sub[sub_key], mixed=True):
+                # A tagged union inside a property becomes a definition of its own.
+                node["properties"][prop] = self.add_def(name + pascal(prop), sub)
+
+    def name_union(self, name: str, node: JSON, key: str) -> None:
+        variants: list[Any] = node[key]
+        tag_property = _tagging(variants, mixed=True)
+        if node.get("properties") and (tag_property is None or tag_property in node["properties"]):
+            self.fold(node, key)
+            return
+        if tag_property is None:
+            self.name_untagged(name, node, key)
+            return
+        node.pop("discriminator", None)  # the post-pass writes the union itself
+        union = TaggedUnion(name, tag_property)
+        decode_by_tag = _tagging(variants) is not None  # no untagged fallback shapes
+        for index, variant in enumerate(variants):
+            tag = _variant_tag(variant)
+            plain = _plain_ref(variant)
+            if tag is None and plain is not None:
+                variants[index] = {"$ref": f"#/$defs/{plain}"}
+            elif tag is None:
+                other = {k: v for k, v in variant.items() if k not in ("not", "title")}
+                union.other = name + "Other"
+                variants[index] = self.add_def(union.other, other)
+            else:
+                variants[index] = self.name_variant(name, variant, tag[1], tag_property)
+                union.variants[tag[1]] = _ref_name(variants[index]["$ref"])
+        if decode_by_tag:
+            self.unions[name] = union
+        if node.get("properties"):
+            self.push_down_properties(node, key)
+
+    def fold(self, node: JSON, key: str) -> None:
+        """One class for an object whose alternatives only add optional-looking properties.
+
+        The object declares its own properties and its `anyOf`/`oneOf` alternatives either
+        restrict one of them (a stop reason's consts) or add a few (a request or session
+        scope). Python gets one class with every property, the alternatives' ones optional;
+        which combinations are valid stays the schema's business.
+        """
+        declared: JSON = node["properties"]
+        for variant in node.pop(key):
+            if not isinstance(variant, dict):
+                continue
+            sources = [variant]
+            sources += [
+                self.defs[_ref_name(r["$ref"])] for r in variant.get("allOf", []) if "$ref" in r
+            ]
+            if "$ref" in variant:
+                sources.append(self.defs[_ref_name(variant["$ref"])])
+            for source in sources:
+                for prop, sub in (source.get("properties") or {}).items():
+                    declared.setdefault(prop, sub)
+        node.pop("discriminator", None)
+
+    def push_down_properties(self, node: JSON, key: str) -> None:
+        """Copy the properties an object shares with all its union variants into each one.
+
+        datamodel-code-generator would otherwise emit one numbered class per variant.
+        """
+        shared = {k: node.pop(k) for k in ("properties", "required") if k in node}
+        node.pop("type", None)
+        for variant in node[key]:
+            body = self.defs[_ref_name(variant["$ref"])]
+            body["properties"] = {**shared.get("properties", {}), **body.get("properties", {})}
+            body["required"] = [*shared.get("required", []), *body.get("required", [])]
+
+    def name_variant(self, union: str, variant: JSON, tag: str, prop: str) -> dict[str, str]:
+        variant = copy.deepcopy(variant)
+        tag_schema = variant["properties"][prop]
+        # A default (and not `required`, which would make the generator drop it) lets users
+        # leave the tag out; it is still always encoded, and the union still needs it.
+        tag_schema["default"] = tag
+        variant["required"] = [r for r in variant.get("required", []) if r != prop]
+        base = _sole_ref(variant, {"type", "properties", "required", "description", "title"})
+        only_tag = set(variant["properties"]) == {prop}
+        wanted = pascal(tag)
+        single_word = len(re.findall(r"[A-Z][a-z0-9]*", wanted)) < 2
+        name = union + wanted if single_word or wanted in self.defs else wanted
+        if base is not None and only_tag:
+            self.visit_def(base)
+            inner = self.unions.get(base)
+            if inner is not None and self.ref_counts.get(base, 0) > 1:
+                return self.tagged_copy(union, name, inner, prop, tag_schema)
+            if self.ref_counts.get(base, 0) == 1:
+                members = self.union_members(base)
+                for member in members or [base]:
+                    target = self.defs[member]
+                    target["properties"] = {prop: tag_schema, **target.get("properties", {})}
+                if members is not None or "properties" in self.defs[base]:
+                    return {"$ref": f"#/$defs/{base}"}
+        variant.pop("title", None)
+        return self.add_def(name, variant)
+
+    def tagged_copy(
+        self, union: str, name: str, inner: TaggedUnion, prop: str, tag_schema: JSON
+    ) -> dict[str, str]:
+        """A variant wrapping a union that is used elsewhere too: the variant becomes a copy
+        of that union whose members (named `<Union><Member>`) also carry this tag."""
+        copy_union = TaggedUnion(name, inner.tag_property)
+        refs = []
+        for tag, member in [*inner.variants.items(), (None, inner.other)]:
+            if member is None:
+                continue
+            body = copy.deepcopy(self.defs[member])
+            body["properties"] = {prop: tag_schema, **body.get("properties", {})}
+            refs.append(self.add_def(union + member, body))
+            if tag is None:
+                copy_union.other = union + member
+            else:
+                copy_union.variants[tag] = union + member
+        self.defs[name] = {"anyOf": refs}
+        self.visited.add(name)
+        self.unions[name] = copy_union
+        return {"$ref": f"#/$defs/{name}"}
+
+    def union_members(self, name: str) -> list[str] | None:
+        """The member definitions of a union used only here, so they can all take a tag."""
+        node = self.defs[name]
+        key = _union_key(node)
+        if key is None or node.get("properties"):
+            return None
+        members = [_plain_ref(v) for v in node[key]]
+        if not all(m is not None and self.ref_counts.get(m, 0) == 1 for m in members):
+            return None
+        return [m for m in members if m is not None]
+
+    def name_untagged(self, name: str, node: JSON, key: str) -> None:
+        for index, variant in enumerate(node[key]):
+            if not isinstance(variant, dict):
+                continue
+            base = _sole_ref(variant, {"title", "description"})
+            if base is not None:
+                node[key][index] = {"$ref": f"#/$defs/{base}"}
+            elif isinstance(variant.get("title"), str) and (
+                variant.get("type") == "object" or "allOf" in variant or "properties" in variant
+            ):
+                body = {k: v for k, v in variant.items() if k != "title"}
+                node[key][index] = self.add_def(name + pascal(variant["title"]), body)
+
+
+def prepass(schema: JSON) -> PrepassResult:
+    """Return a copy of `schema` with every generated class named, and its tagged unions."""
+    return _Prepass(schema).run()

@@ -1,0 +1,636 @@
+"""Load an ACP JSON Schema document and report everything wrong with it.
+
+This is the front door of every later command, so it reports *every* problem it can
+find, each with an RFC 6901 pointer into the document and a message that says what is
+wrong and what was expected.
+
+Checks, in addition to JSON well-formedness:
+
+* the document is a valid Draft 2020-12 schema (jsonschema's meta-schema validation);
+* every ``$ref`` is local (``#...``) and resolves to a schema in the document;
+* ``x-`` extension keywords are known and well typed, ``x-method`` and ``x-side``
+  come in pairs, and no union offers the same method twice;
+* tagged unions (``anyOf``/``oneOf`` of objects carrying a ``const`` string tag) have
+  distinct tags, and a ``discriminator.propertyName`` is defined and required by every
+  variant;
+* ``required`` does not name a property that ``additionalProperties: false`` forbids.
+
+Duplicate JSON object keys are reported as problems (not as an unusable file): the
+document still parses, last value wins, and the other checks are still worth running.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+# jsonschema ships without type information; the second code keeps mypy quiet
+# if types-jsonschema gets installed later.
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
+# Where subschemas live. Everything else in a schema is a keyword whose value is data
+# (const, enum, default, examples, x-...), so keys found there are never keywords.
+SUBSCHEMA_MAP_KEYWORDS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+SUBSCHEMA_KEYWORDS = frozenset(
+    {
+        "items",
+        "not",
+        "if",
+        "then",
+        "else",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "contains",
+        "unevaluatedItems",
+        "contentSchema",
+    }
+)
+SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+
+SIDES = ("agent", "client", "protocol")
+
+
+def _is_true(value: object) -> bool:
+    return value is True
+
+
+def _is_method(value: object) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _is_side(value: object) -> bool:
+    return isinstance(value, str) and value in SIDES
+
+
+def _is_bool(value: object) -> bool:
+    return isinstance(value, bool)
+
+
+# Known extension keywords: a predicate on the value and how to describe what it wants.
+X_KEYWORDS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "x-deserialize-default-on-error": (_is_true, "true"),
+    "x-deserialize-skip-invalid-items": (_is_true, "true"),
+    "x-deserialize-default-on-null": (_is_true, "true"),
+    "x-method": (_is_method, "a non-empty string"),
+    "x-side": (_is_side, "one of " + ", ".join(repr(s) for s in SIDES)),
+    "x-docs-ignore": (_is_bool, "a boolean"),
+}
+
+# Keep messages readable when the offending value is a whole definition.
+_MAX_REPR = 60
+# Guards against $ref / allOf cycles when looking through variants.
+_MAX_DEPTH = 32
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong with a schema document."""
+
+    pointer: str  # RFC 6901 pointer into the document, "" = root
+    message: str
+
+    def __str__(self) -> str:
+        return f"#{self.pointer}: {self.message}"
+
+
+class SchemaError(Exception):
+    """A schema file that cannot be used: unreadable, not JSON, or with problems."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        problems: list[Problem] | tuple[Problem, ...],
+        *,
+        unusable: bool = False,
+    ) -> None:
+        self.path = os.fspath(path)
+        self.problems = tuple(problems)
+        self.unusable = unusable  # True: nothing could be checked at all
+        super().__init__(self.path, self.problems, unusable)
+
+    def lines(self) -> list[str]:
+        """One ``PATH: #/pointer: message`` line per problem (no pointer if unusable)."""
+        if self.unusable:
+            return [f"{self.path}: {p.message}" for p in self.problems]
+        return [f"{self.path}: {p}" for p in self.problems]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+class _NonStandardConstant(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    # json accepts NaN/Infinity by default; they are not JSON and no schema needs them.
+    raise _NonStandardConstant(name)
+
+
+class _DuplicateKeys:
+    """object_pairs_hook that remembers objects which had a key more than once."""
+
+    def __init__(self) -> None:
+        # Objects are kept alive here so their ids stay unique until we locate them.
+        self.found: list[tuple[dict[str, Any], list[str]]] = []
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        repeated: list[str] = []
+        for key, value in pairs:
+            if key in obj and key not in repeated:
+                repeated.append(key)
+            obj[key] = value
+        if repeated:
+            self.found.append((obj, repeated))
+        return obj
+
+    def problems(self, doc: object) -> list[Problem]:
+        if not self.found:
+            return []
+        # The hook runs bottom-up and cannot know where an object sits; find out now.
+        where = {id(node): ptr for ptr, node in _iter_json(doc)}
+        out = []
+        for obj, keys in self.found:
+            pointer = where.get(id(obj))
+            if pointer is None:
+                continue  # inside a value that a later duplicate replaced
+            for key in keys:
+                out.append(
+                    Problem(
+                        pointer,
+                        f"duplicate key {key!r} in this object (JSON parsers keep only "
+                        "the last value)",
+                    )
+                )
+        return out
+
+
+def _iter_json(node: object, pointer: str = "") -> Iterator[tuple[str, object]]:
+    """Every object and array of a JSON value with its pointer."""
+    stack = [(pointer, node)]
+    while stack:
+        ptr, cur = stack.pop()
+        if isinstance(cur, dict):
+            yield ptr, cur
+            stack.extend((f"{ptr}/{escape(k)}", v) for k, v in cur.items())
+        elif isinstance(cur, list):
+            yield ptr, cur
+            stack.extend((f"{ptr}/{i}", v) for i, v in enumerate(cur))
+
+
+def _read(path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
+    """Parse the file; raise SchemaError(unusable=True) if there is nothing to check."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 text (byte {exc.start}: {exc.reason})"
+        raise SchemaError(
+            path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
+        ) from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise SchemaError(
+            path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
+        ) from None
+    duplicates = _DuplicateKeys()
+    try:
+        doc = json.loads(text, object_pairs_hook=duplicates, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        message = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        raise SchemaError(path, [Problem("", message)], unusable=True) from None
+    except _NonStandardConstant as exc:
+        message = f"invalid JSON: {exc} is not a JSON value"
+        raise SchemaError(path, [Problem("", message)], unusable=True) from None
+    return doc, duplicates.problems(doc)
+
+
+# --- public entry points ---------------------------------------------------------------
+
+
+def check_schema_file(path: str | os.PathLike[str]) -> list[Problem]:
+    """All problems of the schema file at *path*, sorted.
+
+    Raises SchemaError(unusable=True) when the file cannot be read or is not JSON.
+    """
+    doc, problems = _read(path)
+    return sorted(set(problems + check_schema_document(doc)))
+
+
+def load_schema(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Parse and check *path*; return the document, or raise SchemaError listing all."""
+    doc, problems = _read(path)
+    problems = sorted(set(problems + check_schema_document(doc)))
+    if problems:
+        raise SchemaError(path, problems)
+    assert isinstance(doc, dict)  # a non-object top level is a problem
+    return doc
+
+
+def check_schema_document(doc: object) -> list[Problem]:
+    """All problems of an already parsed schema document, sorted."""
+    if not isinstance(doc, dict):
+        return [Problem("", f"top level must be a JSON object (a schema), got {_kind(doc)}")]
+    problems = _check_dialect(doc) + _check_meta_schema(doc)
+    subschemas = list(iter_subschemas(doc))
+    index = _Index(doc, subschemas)
+    for pointer, schema in subschemas:
+        problems += _check_refs(index, pointer, schema)
+        problems += _check_extensions(pointer, schema)
+        problems += _check_unions(index, pointer, schema)
+        problems += _check_required(pointer, schema)
+    return sorted(set(problems))
+
+
+# --- walking ---------------------------------------------------------------------------
+
+
+def escape(token: str) -> str:
+    """Escape one RFC 6901 reference token."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def iter_subschemas(schema: object, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield (pointer, schema) for every object in a schema position, root first.
+
+    Only keywords known to hold subschemas are followed, so property names and data
+    (const, enum, default, x-...) are never mistaken for keywords. Boolean schemas and
+    malformed values are skipped: the meta-schema check reports the latter.
+    """
+    stack: list[tuple[str, object]] = [(pointer, schema)]
+    while stack:
+        ptr, cur = stack.pop()
+        if not isinstance(cur, dict):
+            continue
+        yield ptr, cur
+        children: list[tuple[str, object]] = []
+        for key, value in cur.items():
+            here = f"{ptr}/{escape(key)}"
+            if key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, dict):
+                children.extend((f"{here}/{escape(k)}", v) for k, v in value.items())
+            elif key in SUBSCHEMA_KEYWORDS:
+                children.append((here, value))
+            elif key in SUBSCHEMA_LIST_KEYWORDS and isinstance(value, list):
+                children.extend((f"{here}/{i}", v) for i, v in enumerate(value))
+        stack.extend(reversed(children))  # document order
+
+
+def _kind(value: object) -> str:
+    """The JSON type name of a parsed value."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "null"
+
+
+def _short(value: object) -> str:
+    """Compact JSON rendering of a value, truncated."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 3] + "..."
+
+
+# --- Draft 2020-12 -----------------------------------------------------------------------
+
+
+def _check_dialect(doc: dict[str, Any]) -> list[Problem]:
+    dialect = doc.get("$schema", DRAFT_2020_12)
+    if isinstance(dialect, str) and dialect.rstrip("#") == DRAFT_2020_12:
+        return []
+    return [Problem("/$schema", f"$schema must be {DRAFT_2020_12!r}, got {_short(dialect)}")]
+
+
+# check_schema() would stop at the best error; iterating the meta-schema validator
+# (with the format checker, as check_schema does) gives all of them.
+_META = Draft202012Validator(
+    Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
+)
+
+
+def _check_meta_schema(doc: dict[str, Any]) -> list[Problem]:
+    out = []
+    for error in _META.iter_errors(doc):
+        pointer = "".join(f"/{escape(str(part))}" for part in error.absolute_path)
+        message = _error_message(error)
+        out.append(Problem(pointer, f"not a valid Draft 2020-12 schema: {message}"))
+    return out
+
+
+def _error_message(error: Any) -> str:
+    # jsonschema renders the instance with repr(), which can be a whole definition.
+    def shorten(err: Any) -> str:
+        message = str(err.message)
+        full = repr(err.instance)
+        if len(full) > _MAX_REPR:
+            message = message.replace(full, full[: _MAX_REPR - 3] + "...")
+        return message
+
+    message = shorten(error)
+    if error.context:  # anyOf/oneOf: say what each alternative wanted
+        alternatives = dict.fromkeys(shorten(e) for e in error.context)
+        message += " (" + "; ".join(alternatives) + ")"
+    return message
+
+
+# --- $ref --------------------------------------------------------------------------------
+
+
+class _Unresolvable(Exception):
+    pass
+
+
+class _Index:
+    """What ref resolution needs to know about the whole document."""
+
+    def __init__(self, doc: dict[str, Any], subschemas: list[tuple[str, dict[str, Any]]]):
+        self.doc = doc
+        self.schema_ids = {id(s) for _, s in subschemas}
+        self.anchors: dict[str, dict[str, Any]] = {}
+        for _, schema in subschemas:
+            for keyword in ("$anchor", "$dynamicAnchor"):
+                name = schema.get(keyword)
+                if isinstance(name, str):
+                    self.anchors.setdefault(name, schema)
+
+    def resolve(self, ref: str) -> object:
+        """The schema a local ref points to; _Unresolvable with the reason otherwise.
+
+        Hand-rolled rather than via `referencing`, which assumes a valid schema and
+        crashes on the malformed documents this module exists to report.
+        """
+        if not ref.startswith("#"):
+            raise _Unresolvable(
+                "it points outside this document; only local refs ('#...') are supported"
+            )
+        fragment = unquote(ref[1:])  # a URI fragment: percent-decode before ~ escapes
+        if fragment and not fragment.startswith("/"):
+            if fragment not in self.anchors:
+                raise _Unresolvable(f"no schema declares $anchor {fragment!r}")
+            return self.anchors[fragment]
+        target = _resolve_pointer(self.doc, fragment)
+        if isinstance(target, bool) or (isinstance(target, dict) and id(target) in self.schema_ids):
+            return target
+        raise _Unresolvable(f"it points to {_kind(target)} that is not in a schema position")
+
+
+def _resolve_pointer(doc: object, pointer: str) -> object:
+    node = doc
+    seen = ""
+    for raw in pointer.split("/")[1:]:
+        if re.search(r"~(?![01])", raw):
+            raise _Unresolvable(f"{raw!r} has an invalid escape (only ~0 and ~1 are allowed)")
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            if token not in node:
+                raise _Unresolvable(f"there is no {token!r} in #{seen}")
+            node = node[token]
+        elif isinstance(node, list):
+            if not re.fullmatch(r"0|[1-9][0-9]*", token) or int(token) >= len(node):
+                raise _Unresolvable(f"#{seen} has no item {token!r}")
+            node = node[int(token)]
+        else:
+            raise _Unresolvable(f"#{seen} is {_kind(node)}, it has no {token!r}")
+        seen += "/" + raw
+    return node
+
+
+def _check_refs(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
+    out = []
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if not isinstance(ref, str):
+            continue  # a non-string is a meta-schema error
+        try:
+            index.resolve(ref)
+        except _Unresolvable as exc:
+            out.append(Problem(pointer, f"{keyword} {ref!r} does not resolve: {exc}"))
+    return out
+
+
+def _follow(index: _Index, schema: object) -> object:
+    """The target of a bare ``$ref`` schema, or the schema itself."""
+    for _ in range(_MAX_DEPTH):
+        if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
+            break
+        try:
+            schema = index.resolve(schema["$ref"])
+        except _Unresolvable:
+            break
+    return schema
+
+
+# --- x- keywords -------------------------------------------------------------------------
+
+
+def _check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
+    out = []
+    for key, value in schema.items():
+        if not key.startswith("x-"):
+            continue
+        if key not in X_KEYWORDS:
+            near = difflib.get_close_matches(key, X_KEYWORDS, n=1)
+            hint = f"did you mean {near[0]!r}?" if near else "known: " + ", ".join(X_KEYWORDS)
+            out.append(Problem(pointer, f"unknown extension keyword {key!r} ({hint})"))
+            continue
+        valid, expected = X_KEYWORDS[key]
+        if not valid(value):
+            out.append(Problem(pointer, f"{key} must be {expected}, got {_short(value)}"))
+    if "x-deserialize-skip-invalid-items" in schema and not _allows_arrays(schema):
+        out.append(
+            Problem(
+                pointer,
+                "x-deserialize-skip-invalid-items only applies to array schemas "
+                "(type 'array' or items), but this schema does not allow arrays",
+            )
+        )
+    if "x-method" in schema and "x-side" not in schema:
+        out.append(Problem(pointer, "x-method without x-side: say which side handles the method"))
+    if "x-side" in schema and "x-method" not in schema:
+        out.append(Problem(pointer, "x-side without x-method: x-side only belongs on a method"))
+    return out
+
+
+def _allows_arrays(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    return (
+        kind == "array"
+        or (isinstance(kind, list) and "array" in kind)
+        or "items" in schema
+        or "prefixItems" in schema
+    )
+
+
+# --- unions ------------------------------------------------------------------------------
+
+
+def _object_view(index: _Index, schema: object) -> tuple[dict[str, Any], set[str]]:
+    """Properties and required names of a variant, through $ref and allOf."""
+    props: dict[str, Any] = {}
+    required: set[str] = set()
+    seen: set[int] = set()
+    todo = [(schema, 0)]
+    while todo:
+        cur, depth = todo.pop()
+        if not isinstance(cur, dict) or id(cur) in seen or depth > _MAX_DEPTH:
+            continue
+        seen.add(id(cur))
+        own = cur.get("properties")
+        if isinstance(own, dict):
+            for name, sub in own.items():
+                props.setdefault(name, sub)  # the variant's own definition wins
+        if isinstance(cur.get("required"), list):
+            required.update(r for r in cur["required"] if isinstance(r, str))
+        if isinstance(cur.get("$ref"), str):
+            todo.append((_follow(index, {"$ref": cur["$ref"]}), depth + 1))
+        if isinstance(cur.get("allOf"), list):
+            todo.extend((sub, depth + 1) for sub in reversed(cur["allOf"]))
+    return props, required
+
+
+def _method_of(index: _Index, variant: object) -> tuple[str, str] | None:
+    """(x-side, x-method) of the definition a variant stands for, if any."""
+    for _ in range(_MAX_DEPTH):
+        variant = _follow(index, variant)
+        if not isinstance(variant, dict):
+            return None
+        method, side = variant.get("x-method"), variant.get("x-side")
+        if isinstance(method, str):
+            return (side if isinstance(side, str) else "?", method)
+        wrapped = variant.get("allOf")
+        if not (isinstance(wrapped, list) and len(wrapped) == 1):
+            return None
+        variant = wrapped[0]  # {"title": ..., "allOf": [{"$ref": ...}]}
+    return None
+
+
+def _check_unions(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
+    out: list[Problem] = []
+    for keyword in ("anyOf", "oneOf"):
+        variants = schema.get(keyword)
+        if isinstance(variants, list):
+            out += _check_union(index, pointer, keyword, variants)
+    if "discriminator" in schema:
+        out += _check_discriminator(index, pointer, schema)
+    return out
+
+
+def _check_union(index: _Index, pointer: str, keyword: str, variants: list[Any]) -> list[Problem]:
+    out = []
+    tags: list[dict[str, str]] = []
+    methods: dict[tuple[str, str], int] = {}
+    for j, variant in enumerate(variants):
+        props, _ = _object_view(index, variant)
+        mine = {
+            name: sub["const"]
+            for name, sub in props.items()
+            if isinstance(sub, dict) and isinstance(sub.get("const"), str)
+        }
+        # Variants collide when they share a tag property and agree on every shared one:
+        # then no tag value can tell them apart.
+        for i, theirs in enumerate(tags):
+            shared = sorted(mine.keys() & theirs.keys())
+            if shared and all(mine[k] == theirs[k] for k in shared):
+                same = ", ".join(f"{k}={mine[k]!r}" for k in shared)
+                out.append(
+                    Problem(pointer, f"{keyword} variants {i} and {j} have the same tag {same}")
+                )
+                break
+        tags.append(mine)
+        method = _method_of(index, variant)
+        if method is not None:
+            if method in methods:
+                side, name = method
+                out.append(
+                    Problem(
+                        pointer,
+                        f"{keyword} variants {methods[method]} and {j} both stand for "
+                        f"x-method {name!r} (x-side {side!r})",
+                    )
+                )
+            else:
+                methods[method] = j
+    return out
+
+
+def _check_discriminator(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
+    discriminator = schema["discriminator"]
+    name = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
+    if not isinstance(name, str):
+        return [
+            Problem(
+                pointer,
+                "discriminator must be an object with a string propertyName, got "
+                + _short(discriminator),
+            )
+        ]
+    keyword = "oneOf" if isinstance(schema.get("oneOf"), list) else "anyOf"
+    variants = schema.get(keyword)
+    if not isinstance(variants, list):
+        return [Problem(pointer, "discriminator without oneOf/anyOf: nothing to discriminate")]
+    out = []
+    for i, variant in enumerate(variants):
+        props, required = _object_view(index, variant)
+        if name not in props:
+            missing = f"is not defined in {keyword} variant {i}"
+        elif name not in required:
+            missing = f"is not required by {keyword} variant {i}"
+        else:
+            continue
+        out.append(Problem(pointer, f"discriminator property {name!r} {missing}"))
+    return out
+
+
+# --- required ----------------------------------------------------------------------------
+
+
+def _check_required(pointer: str, schema: dict[str, Any]) -> list[Problem]:
+    required = schema.get("required")
+    if schema.get("additionalProperties") is not False or not isinstance(required, list):
+        return []
+    props = schema.get("properties")
+    declared = props if isinstance(props, dict) else {}
+    patterns = []
+    raw_patterns = schema.get("patternProperties")
+    for pattern in raw_patterns if isinstance(raw_patterns, dict) else ():
+        try:
+            patterns.append(re.compile(pattern))
+        except re.error:
+            continue  # the meta-schema format check reports bad patterns
+    out = []
+    for name in required:
+        if not isinstance(name, str) or name in declared:
+            continue
+        if any(p.search(name) for p in patterns):
+            continue
+        out.append(
+            Problem(
+                pointer,
+                f"required property {name!r} is not in properties and additionalProperties "
+                "is false, so no object can be valid",
+            )
+        )
+    return out

@@ -1,0 +1,115 @@
+"""Method tables and whole-message decoding for JSON-RPC, shared by every protocol version.
+
+Each generated `methods` module declares its table from the schema's `x-method`/`x-side`
+keywords; this module holds the behaviour, so the generated code stays declarative.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+Side = Literal["agent", "client", "protocol"]
+Kind = Literal["request", "notification", "response", "error"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One JSON-RPC method: its name, the side that handles it, its params and result types."""
+
+    name: str
+    side: Side
+    params: type[BaseModel]
+    result: type[BaseModel] | None = None
+
+    @property
+    def is_notification(self) -> bool:
+        return self.result is None
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A decoded JSON-RPC message: exactly one of params, result or error is set."""
+
+    kind: Kind
+    method: str | None
+    id: int | str | None
+    params: BaseModel | None = None
+    result: BaseModel | None = None
+    error: dict[str, Any] | None = None
+
+
+class UnknownMethodError(LookupError):
+    """The message names a method the table does not know."""
+
+
+class MethodTable:
+    """Method name -> `Method`; a name may have one entry per side (e.g. `mcp/message`)."""
+
+    def __init__(self, methods: Iterable[Method]) -> None:
+        self._by_name: dict[str, list[Method]] = {}
+        for method in methods:
+            self._by_name.setdefault(method.name, []).append(method)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __iter__(self) -> Any:
+        return (m for entries in self._by_name.values() for m in entries)
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self._by_name.values())
+
+    def get(
+        self, name: str, *, side: Side | None = None, notification: bool | None = None
+    ) -> Method:
+        """The method called `name`, narrowed by side or request/notification when ambiguous."""
+        entries = [
+            m
+            for m in self._by_name.get(name, ())
+            if (side is None or m.side == side)
+            and (notification is None or m.is_notification == notification)
+        ]
+        if not entries:
+            raise UnknownMethodError(f"unknown method {name!r}")
+        if len(entries) > 1:
+            sides = ", ".join(m.side for m in entries)
+            raise UnknownMethodError(
+                f"method {name!r} exists for several sides ({sides}); pass side="
+            )
+        return entries[0]
+
+    def decode(
+        self,
+        message: str | bytes | dict[str, Any],
+        *,
+        method: str | None = None,
+        side: Side | None = None,
+    ) -> Decoded:
+        """Decode one JSON-RPC message. A response names no method: pass the request's `method`."""
+        data = json.loads(message) if isinstance(message, (str, bytes)) else message
+        if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
+            raise ValueError("not a JSON-RPC 2.0 message object")
+        ident = data.get("id")
+        if "method" in data:
+            name = data["method"]
+            is_notification = "id" not in data
+            entry = self.get(name, side=side, notification=is_notification)
+            params = entry.params.model_validate(data.get("params"))
+            kind: Kind = "notification" if is_notification else "request"
+            return Decoded(kind, name, ident, params=params)
+        if "error" in data:
+            return Decoded("error", method, ident, error=data["error"])
+        if "result" not in data:
+            raise ValueError("a JSON-RPC message needs `method`, `result` or `error`")
+        if method is None:
+            raise ValueError("a response names no method: pass method= of the request it answers")
+        entry = self.get(method, side=side, notification=False)
+        assert entry.result is not None
+        return Decoded(
+            "response", method, ident, result=entry.result.model_validate(data["result"])
+        )

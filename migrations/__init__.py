@@ -1,0 +1,1 @@
+"""libcst codemods that move downstream code onto the revised session-message API."""

@@ -1,0 +1,52 @@
+"""Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s lint`, `nox -s typecheck`,
+`nox -s bench`. Every session installs the project from its own files."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests", "lint", "typecheck"]
+nox.options.reuse_existing_virtualenvs = True
+nox.options.default_venv_backend = "venv"
+
+
+@nox.session
+def generate(session: nox.Session) -> None:
+    """Regenerate generated/v1 and generated/v2 from the bundled schemas."""
+    session.install("-e", ".[codegen]")
+    session.run("acp-schema", "schema", "check")
+    session.run("acp-schema", "generate", *session.posargs)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The test suite (needs no network and no ../shared; reference tests skip without it)."""
+    session.install("-e", ".[dev]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    session.install("ruff==0.17.6")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the hand-written code and on the generated bindings.
+
+    mypy cannot follow setuptools' editable finder for the folder-to-package mapping, so
+    the package is installed into a scratch directory and checked there.
+    """
+    session.install("-e", ".[dev]")
+    target = session.create_tmp() + "/site"
+    session.run("pip", "install", "--quiet", "--no-deps", "--target", target, ".")
+    session.run("mypy", "--strict", "-p", "acp_schema", env={"MYPYPATH": target}, external=False)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Benchmarks: ratios against baselines measured side by side in one run."""
+    session.install("-e", ".[dev,bench]")
+    session.run("python", "-m", "tests.bench", *session.posargs)
