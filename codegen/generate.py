@@ -97,12 +97,9 @@ def _run_codegen(schema: dict[str, Any], file_header: str, workdir: Path) -> str
 
 
 def ruff_format(text: str, filename: str) -> str:
-    from ruff.__main__ import find_ruff_bin
-
-    done = subprocess.run(
-        [find_ruff_bin(), "format", "--stdin-filename", filename, "--line-length", "100", "-"],
-        input=text, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    command = [sys.executable, "-m", "ruff", "format", "--line-length=100"]
+    command += ["--stdin-filename", filename, "-"]
+    done = subprocess.run(command, input=text, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"ruff format failed on {filename}:\n{done.stderr}")
     return done.stdout

@@ -7,11 +7,12 @@ keywords; this module holds the behaviour, so the generated code stays declarati
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 
 Side = Literal["agent", "client", "protocol"]
 Kind = Literal["request", "notification", "response", "error"]
@@ -19,16 +20,30 @@ Kind = Literal["request", "notification", "response", "error"]
 
 @dataclass(frozen=True)
 class Method:
-    """One JSON-RPC method: its name, the side that handles it, its params and result types."""
+    """One JSON-RPC method: its name, the side that handles it, its params and result types.
+
+    `params` and `result` are model classes or union aliases; `result` is None for a
+    notification.
+    """
 
     name: str
     side: Side
-    params: type[BaseModel]
-    result: type[BaseModel] | None = None
+    params: Any
+    result: Any = None
 
     @property
     def is_notification(self) -> bool:
         return self.result is None
+
+    @cached_property
+    def params_adapter(self) -> TypeAdapter[Any]:
+        return TypeAdapter(self.params)
+
+    @cached_property
+    def result_adapter(self) -> TypeAdapter[Any]:
+        if self.result is None:
+            raise TypeError(f"{self.name} is a notification: it has no result")
+        return TypeAdapter(self.result)
 
 
 @dataclass(frozen=True)
@@ -38,8 +53,8 @@ class Decoded:
     kind: Kind
     method: str | None
     id: int | str | None
-    params: BaseModel | None = None
-    result: BaseModel | None = None
+    params: Any = None
+    result: Any = None
     error: dict[str, Any] | None = None
 
 
@@ -58,7 +73,7 @@ class MethodTable:
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Method]:
         return (m for entries in self._by_name.values() for m in entries)
 
     def __len__(self) -> int:
@@ -99,7 +114,7 @@ class MethodTable:
             name = data["method"]
             is_notification = "id" not in data
             entry = self.get(name, side=side, notification=is_notification)
-            params = entry.params.model_validate(data.get("params"))
+            params = entry.params_adapter.validate_python(data.get("params"))
             kind: Kind = "notification" if is_notification else "request"
             return Decoded(kind, name, ident, params=params)
         if "error" in data:

@@ -57,10 +57,12 @@ class AcpModel(BaseModel):
                 del extra[key]
 
 
-def _unwrap_defaults(schema: core_schema.CoreSchema) -> core_schema.CoreSchema:
-    while schema["type"] in ("default", "nullable", "missing-sentinel"):
-        schema = schema["schema"]  # type: ignore[typeddict-item]
-    return schema
+def _unwrap_defaults(schema: core_schema.CoreSchema) -> dict[str, Any]:
+    """The schema under default/nullable/MISSING wrappers (a plain dict: we edit it)."""
+    node: dict[str, Any] = schema  # type: ignore[assignment]
+    while node["type"] in ("default", "nullable", "missing-sentinel"):
+        node = node["schema"]
+    return node
 
 
 def _empty_value(schema: core_schema.CoreSchema) -> Any:
@@ -162,11 +164,9 @@ class TagDispatch:
         choices: dict[Hashable, core_schema.CoreSchema] = {
             tag: handler.generate_schema(kind) for tag, kind in self.variants.items()
         }
-        tagged = core_schema.tagged_union_schema(
-            choices,
-            # Dicts carry the wire key; model instances are looked up by attribute.
-            discriminator=[[self.wire_key], [self.field_name]],
-        )
+        # Dicts carry the wire key; model instances are looked up by attribute.
+        paths: list[list[str | int]] = [[self.wire_key], [self.field_name]]
+        tagged = core_schema.tagged_union_schema(choices, discriminator=paths)
         if self.other is None:
             return tagged
         known = frozenset(self.variants)

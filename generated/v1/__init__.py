@@ -6502,7 +6502,7 @@ class ElicitationSchema(AcpModel):
         ElicitationSchemaType | None,
         DefaultOnError(),
         Field(description='Discriminator; its value is always `"object"`.'),
-    ] = "object"
+    ] = ElicitationSchemaType("object")
     title: Annotated[
         str | None | MISSING,
         DefaultOnError(),
@@ -7066,7 +7066,7 @@ class ClientCapabilities(AcpModel):
             description="Which file operations the agent is allowed to ask the client to perform.",
             validate_default=True,
         ),
-    ] = {"readTextFile": False, "writeTextFile": False}
+    ] = FileSystemCapabilities.model_validate({"readTextFile": False, "writeTextFile": False})
     terminal: Annotated[
         bool | None,
         DefaultOnError(),
@@ -7100,7 +7100,7 @@ class ClientCapabilities(AcpModel):
             description="Client authentication support, which limits the kinds of auth methods the agent is permitted to list in its `InitializeResponse`.",
             validate_default=True,
         ),
-    ] = {"terminal": False}
+    ] = AuthCapabilities.model_validate({"terminal": False})
     elicitation: Annotated[
         ElicitationCapabilities | None | MISSING,
         DefaultOnError(),
@@ -7360,7 +7360,9 @@ class AgentCapabilities(AcpModel):
             description="Which kinds of prompt content the agent accepts.",
             validate_default=True,
         ),
-    ] = {"image": False, "audio": False, "embeddedContext": False}
+    ] = PromptCapabilities.model_validate(
+        {"image": False, "audio": False, "embeddedContext": False}
+    )
     mcp_capabilities: Annotated[
         McpCapabilities | None,
         DefaultOnError(),
@@ -7369,7 +7371,7 @@ class AgentCapabilities(AcpModel):
             description="Which MCP features the agent supports.",
             validate_default=True,
         ),
-    ] = {"http": False, "sse": False, "acp": False}
+    ] = McpCapabilities.model_validate({"http": False, "sse": False, "acp": False})
     session_capabilities: Annotated[
         SessionCapabilities | None,
         DefaultOnError(),
@@ -7378,12 +7380,12 @@ class AgentCapabilities(AcpModel):
             description="Session lifecycle and prompt features that the agent declares.",
             validate_default=True,
         ),
-    ] = {}
+    ] = SessionCapabilities.model_validate({})
     auth: Annotated[
         AgentAuthCapabilities | None,
         DefaultOnError(),
         Field(description="Authentication features the agent supports.", validate_default=True),
-    ] = {}
+    ] = AgentAuthCapabilities.model_validate({})
     providers: Annotated[
         ProvidersCapabilities | None | MISSING,
         DefaultOnError(),
@@ -7503,11 +7505,13 @@ class InitializeRequest(AcpModel):
             description="Features the client declares it can handle.",
             validate_default=True,
         ),
-    ] = {
-        "fs": {"readTextFile": False, "writeTextFile": False},
-        "terminal": False,
-        "auth": {"terminal": False},
-    }
+    ] = ClientCapabilities.model_validate(
+        {
+            "fs": {"readTextFile": False, "writeTextFile": False},
+            "terminal": False,
+            "auth": {"terminal": False},
+        }
+    )
     client_info: Annotated[
         Implementation | None | MISSING,
         DefaultOnError(),
@@ -7615,17 +7619,19 @@ class InitializeResponse(AcpModel):
             description="Features the agent declares it can handle.",
             validate_default=True,
         ),
-    ] = {
-        "loadSession": False,
-        "promptCapabilities": {
-            "image": False,
-            "audio": False,
-            "embeddedContext": False,
-        },
-        "mcpCapabilities": {"http": False, "sse": False, "acp": False},
-        "sessionCapabilities": {},
-        "auth": {},
-    }
+    ] = AgentCapabilities.model_validate(
+        {
+            "loadSession": False,
+            "promptCapabilities": {
+                "image": False,
+                "audio": False,
+                "embeddedContext": False,
+            },
+            "mcpCapabilities": {"http": False, "sse": False, "acp": False},
+            "sessionCapabilities": {},
+            "auth": {},
+        }
+    )
     auth_methods: Annotated[
         list[AuthMethod] | None,
         SkipInvalidItems(),

@@ -7374,7 +7374,7 @@ class ElicitationSchema(AcpModel):
         Field(
             description='Discriminator that is always `"object"`; leaving it out implies `"object"` and any other value is invalid.'
         ),
-    ] = "object"
+    ] = ElicitationSchemaType("object")
     title: Annotated[
         str | None | MISSING,
         DefaultOnError(),
@@ -7829,7 +7829,7 @@ class InitializeRequest(AcpModel):
         ClientCapabilities | None,
         DefaultOnError(),
         Field(description="Features the client declares it can handle.", validate_default=True),
-    ] = {}
+    ] = ClientCapabilities.model_validate({})
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         DefaultOnError(),
@@ -8308,7 +8308,7 @@ class InitializeResponse(AcpModel):
         AgentCapabilities | None,
         DefaultOnError(),
         Field(description="Features the agent declares it can handle.", validate_default=True),
-    ] = {}
+    ] = AgentCapabilities.model_validate({})
     auth_methods: Annotated[
         list[AuthMethod] | MISSING,
         SkipInvalidItems(),
