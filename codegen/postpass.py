@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 import libcst.matchers as m
+from datamodel_code_generator.util import camel_to_snake
 
 from .prepass import TaggedUnion
 
@@ -161,7 +162,9 @@ class _Finisher(cst.CSTTransformer):
         ignored = self.plan.ignored_keys.get(name)
         if ignored:
             keys = ", ".join(f'"{k}"' for k in sorted(ignored))
+            names = ", ".join(f'"{camel_to_snake(k)}"' for k in sorted(ignored))
             extra.append(cst.parse_statement(f"__acp_ignored_keys__ = frozenset({{{keys}}})"))
+            extra.append(cst.parse_statement(f"__acp_removed_names__ = frozenset({{{names}}})"))
             extra.append(
                 cst.parse_statement(
                     "def model_post_init(self, context: Any, /) -> None:\n"

@@ -31,6 +31,8 @@ from typing import Any
 
 from datamodel_code_generator.util import camel_to_snake
 
+from .schema_check import iter_subschemas
+
 JSON = dict[str, Any]
 
 
@@ -127,6 +129,18 @@ def _plain_ref(variant: Any) -> str | None:
     return _sole_ref(variant, {"title", "description"})
 
 
+# String formats the bindings keep as plain `str`: pydantic's AnyUrl and datetime types
+# normalise values (`http://a` comes back as `http://a/`), so a decoded message would not
+# encode to the JSON it came from, and parsing them is slow.
+TEXT_FORMATS = frozenset({"uri", "date-time", "regex"})
+
+
+def _drop_text_formats(schema: JSON) -> None:
+    for _, node in list(iter_subschemas(schema)):
+        if isinstance(node.get("format"), str) and node["format"] in TEXT_FORMATS:
+            del node["format"]
+
+
 def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
@@ -170,6 +184,7 @@ class _Prepass:
         return {"$ref": f"#/$defs/{name}"}
 
     def run(self) -> PrepassResult:
+        _drop_text_formats(self.schema)
         for name in list(self.defs):
             self.visit_def(name)
         return PrepassResult(self.schema, self.unions)

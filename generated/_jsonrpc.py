@@ -93,9 +93,7 @@ class MethodTable:
             raise UnknownMethodError(f"unknown method {name!r}")
         if len(entries) > 1:
             sides = ", ".join(m.side for m in entries)
-            raise UnknownMethodError(
-                f"method {name!r} exists for several sides ({sides}); pass side="
-            )
+            raise UnknownMethodError(f"{name!r} exists for several sides ({sides}); pass side=")
         return entries[0]
 
     def decode(
@@ -124,7 +122,5 @@ class MethodTable:
         if method is None:
             raise ValueError("a response names no method: pass method= of the request it answers")
         entry = self.get(method, side=side, notification=False)
-        assert entry.result is not None
-        return Decoded(
-            "response", method, ident, result=entry.result.model_validate(data["result"])
-        )
+        result = entry.result_adapter.validate_python(data["result"])
+        return Decoded("response", method, ident, result=result)

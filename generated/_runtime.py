@@ -40,8 +40,10 @@ class AcpModel(BaseModel):
         populate_by_name=True,
     )
 
-    # Wire keys that decoding drops on purpose (fields a schema revision removed).
+    # Fields a schema revision removed: their wire keys are dropped on decode; their
+    # Python names are refused, so code written for the old field fails loudly.
     __acp_ignored_keys__: ClassVar[frozenset[str]] = frozenset()
+    __acp_removed_names__: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def model_fields_set(self) -> set[str]:
@@ -52,9 +54,17 @@ class AcpModel(BaseModel):
 
     def _drop_ignored_keys(self) -> None:
         extra = self.__pydantic_extra__
-        if extra:
-            for key in self.__acp_ignored_keys__.intersection(extra):
-                del extra[key]
+        if not extra:
+            return
+        removed = self.__acp_removed_names__.intersection(extra)
+        if removed:
+            names = ", ".join(sorted(removed))
+            raise TypeError(
+                f"{type(self).__name__} no longer has {names}: the revision moved it to the "
+                "message upsert (see `acp-schema migrate`)"
+            )
+        for key in self.__acp_ignored_keys__.intersection(extra):
+            del extra[key]
 
 
 def _unwrap_defaults(schema: core_schema.CoreSchema) -> dict[str, Any]:
@@ -76,6 +86,11 @@ def _empty_value(schema: core_schema.CoreSchema) -> Any:
     if kind == "str":
         return ""
     raise TypeError(f"no empty value is defined for a {kind!r} field")
+
+
+def _fresh(empty: Any) -> Any:
+    """A new empty value each time: decoded models must not share one list."""
+    return empty.copy() if isinstance(empty, (list, dict)) else empty
 
 
 class DefaultOnError:
@@ -100,7 +115,16 @@ class DefaultOnError:
             empty = _empty_value(inner)
         except TypeError:
             return inner
-        return core_schema.with_default_schema(inner, default=empty, on_error="default")
+
+        def fallback(_value: Any) -> Any:
+            return _fresh(empty)
+
+        # Not a `default` schema: that would make the key optional. The fallback branch
+        # runs (in Python) only when the real type failed.
+        return core_schema.union_schema(
+            [inner, core_schema.no_info_plain_validator_function(fallback)],
+            mode="left_to_right",
+        )
 
 
 class SkipInvalidItems:
@@ -129,9 +153,7 @@ class DefaultOnNull:
         empty = _empty_value(inner)
 
         def null_to_empty(value: Any) -> Any:
-            if value is None:
-                return empty.copy() if isinstance(empty, (list, dict)) else empty
-            return value
+            return _fresh(empty) if value is None else value
 
         return core_schema.no_info_before_validator_function(null_to_empty, inner)
 

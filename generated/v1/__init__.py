@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from pydantic import AnyUrl, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from acp_schema._runtime import AcpModel
 from typing_extensions import TypeAliasType, Self
 from acp_schema._runtime import (
@@ -998,7 +998,7 @@ class ElicitationUrlMode(AcpModel):
             alias="elicitationId", description="Identifier that uniquely names this elicitation."
         ),
     ]
-    url: Annotated[AnyUrl, Field(description="Address the user should be sent to.")]
+    url: Annotated[str, Field(description="Address the user should be sent to.")]
     session_id: Annotated[
         SessionId | MISSING,
         Field(alias="sessionId", description="Session to which this elicitation belongs."),
@@ -1028,7 +1028,7 @@ class ElicitationUrlMode(AcpModel):
         """Return a copy with `elicitationId` set to `value`."""
         return self.model_copy(update={"elicitation_id": value})
 
-    def with_url(self, value: AnyUrl) -> Self:
+    def with_url(self, value: str) -> Self:
         """Return a copy with `url` set to `value`."""
         return self.model_copy(update={"url": value})
 
@@ -6032,6 +6032,7 @@ class SessionMessageChunk(AcpModel):
         ),
     ] = MISSING
     __acp_ignored_keys__ = frozenset({"recipientSessionId", "senderSessionId"})
+    __acp_removed_names__ = frozenset({"recipient_session_id", "sender_session_id"})
 
     def model_post_init(self, context: Any, /) -> None:
         """Drop the wire keys this definition no longer has."""

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from pydantic import AnyUrl, AwareDatetime, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from acp_schema._runtime import AcpModel
 from typing_extensions import TypeAliasType, Self
 from acp_schema._runtime import (
@@ -120,7 +120,7 @@ class TextResourceContents(AcpModel):
     """
 
     text: Annotated[str, Field(description="The text this block contains.")]
-    uri: Annotated[AnyUrl, Field(description="URI linked to this media or resource.")]
+    uri: Annotated[str, Field(description="URI linked to this media or resource.")]
     mime_type: Annotated[
         MediaType | None | MISSING,
         DefaultOnError(),
@@ -142,7 +142,7 @@ class TextResourceContents(AcpModel):
         """Return a copy with `text` set to `value`."""
         return self.model_copy(update={"text": value})
 
-    def with_uri(self, value: AnyUrl) -> Self:
+    def with_uri(self, value: str) -> Self:
         """Return a copy with `uri` set to `value`."""
         return self.model_copy(update={"uri": value})
 
@@ -167,7 +167,7 @@ class BlobResourceContents(AcpModel):
             json_schema_extra={"contentEncoding": "base64"},
         ),
     ]
-    uri: Annotated[AnyUrl, Field(description="URI linked to this media or resource.")]
+    uri: Annotated[str, Field(description="URI linked to this media or resource.")]
     mime_type: Annotated[
         MediaType | None | MISSING,
         DefaultOnError(),
@@ -189,7 +189,7 @@ class BlobResourceContents(AcpModel):
         """Return a copy with `blob` set to `value`."""
         return self.model_copy(update={"blob": value})
 
-    def with_uri(self, value: AnyUrl) -> Self:
+    def with_uri(self, value: str) -> Self:
         """Return a copy with `uri` set to `value`."""
         return self.model_copy(update={"uri": value})
 
@@ -929,7 +929,7 @@ class ElicitationUrlMode(AcpModel):
             alias="elicitationId", description="Identifier that uniquely names this elicitation."
         ),
     ]
-    url: Annotated[AnyUrl, Field(description="Address the user should be sent to.")]
+    url: Annotated[str, Field(description="Address the user should be sent to.")]
     session_id: Annotated[
         SessionId | MISSING,
         Field(alias="sessionId", description="Session to which this elicitation belongs."),
@@ -962,7 +962,7 @@ class ElicitationUrlMode(AcpModel):
         """Return a copy with `elicitationId` set to `value`."""
         return self.model_copy(update={"elicitation_id": value})
 
-    def with_url(self, value: AnyUrl) -> Self:
+    def with_url(self, value: str) -> Self:
         """Return a copy with `url` set to `value`."""
         return self.model_copy(update={"url": value})
 
@@ -1515,7 +1515,7 @@ class ProviderCurrentConfig(AcpModel):
         Field(alias="apiType", description="API protocol the provider is using at the moment."),
     ]
     base_url: Annotated[
-        AnyUrl,
+        str,
         Field(
             alias="baseUrl",
             description="Base URL the provider is sending requests to at the moment.",
@@ -1534,7 +1534,7 @@ class ProviderCurrentConfig(AcpModel):
         """Return a copy with `apiType` set to `value`."""
         return self.model_copy(update={"api_type": value})
 
-    def with_base_url(self, value: AnyUrl) -> Self:
+    def with_base_url(self, value: str) -> Self:
         """Return a copy with `baseUrl` set to `value`."""
         return self.model_copy(update={"base_url": value})
 
@@ -1794,7 +1794,7 @@ class SessionInfo(AcpModel):
         ),
     ] = MISSING
     updated_at: Annotated[
-        AwareDatetime | None | MISSING,
+        str | None | MISSING,
         DefaultOnError(),
         Field(
             alias="updatedAt",
@@ -1826,7 +1826,7 @@ class SessionInfo(AcpModel):
         """Return a copy with `title` set to `value`."""
         return self.model_copy(update={"title": value})
 
-    def with_updated_at(self, value: AwareDatetime | None | MISSING) -> Self:
+    def with_updated_at(self, value: str | None | MISSING) -> Self:
         """Return a copy with `updatedAt` set to `value`."""
         return self.model_copy(update={"updated_at": value})
 
@@ -2341,7 +2341,7 @@ class PlanFile(AcpModel):
 
     type: Literal["file"] = "file"
     plan_id: Annotated[PlanId, Field(alias="planId", description="ID of the plan being updated.")]
-    uri: Annotated[AnyUrl, Field(description="URI of the file that holds the plan.")]
+    uri: Annotated[str, Field(description="URI of the file that holds the plan.")]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         DefaultOnError(),
@@ -2355,7 +2355,7 @@ class PlanFile(AcpModel):
         """Return a copy with `planId` set to `value`."""
         return self.model_copy(update={"plan_id": value})
 
-    def with_uri(self, value: AnyUrl) -> Self:
+    def with_uri(self, value: str) -> Self:
         """Return a copy with `uri` set to `value`."""
         return self.model_copy(update={"uri": value})
 
@@ -2435,7 +2435,7 @@ class SessionInfoUpdate(AcpModel):
         Field(description="Session title intended for display; `null` removes it."),
     ] = MISSING
     updated_at: Annotated[
-        AwareDatetime | None | MISSING,
+        str | None | MISSING,
         DefaultOnError(),
         Field(
             alias="updatedAt",
@@ -2455,7 +2455,7 @@ class SessionInfoUpdate(AcpModel):
         """Return a copy with `title` set to `value`."""
         return self.model_copy(update={"title": value})
 
-    def with_updated_at(self, value: AwareDatetime | None | MISSING) -> Self:
+    def with_updated_at(self, value: str | None | MISSING) -> Self:
         """Return a copy with `updatedAt` set to `value`."""
         return self.model_copy(update={"updated_at": value})
 
@@ -2806,7 +2806,7 @@ class SetProviderRequest(AcpModel):
         LlmProtocol, Field(alias="apiType", description="API protocol this provider speaks.")
     ]
     base_url: Annotated[
-        AnyUrl,
+        str,
         Field(alias="baseUrl", description="Root URL used for requests routed via this provider."),
     ]
     headers: Annotated[
@@ -2832,7 +2832,7 @@ class SetProviderRequest(AcpModel):
         """Return a copy with `apiType` set to `value`."""
         return self.model_copy(update={"api_type": value})
 
-    def with_base_url(self, value: AnyUrl) -> Self:
+    def with_base_url(self, value: str) -> Self:
         """Return a copy with `baseUrl` set to `value`."""
         return self.model_copy(update={"base_url": value})
 
@@ -2928,7 +2928,7 @@ class McpServerHttp(AcpModel):
 
     type: Literal["http"] = "http"
     name: Annotated[str, Field(description="Display name for this MCP server, meant for people.")]
-    url: Annotated[AnyUrl, Field(description="Address of the MCP server.")]
+    url: Annotated[str, Field(description="Address of the MCP server.")]
     headers: Annotated[
         list[HttpHeader] | MISSING,
         DefaultOnNull(),
@@ -2947,7 +2947,7 @@ class McpServerHttp(AcpModel):
         """Return a copy with `name` set to `value`."""
         return self.model_copy(update={"name": value})
 
-    def with_url(self, value: AnyUrl) -> Self:
+    def with_url(self, value: str) -> Self:
         """Return a copy with `url` set to `value`."""
         return self.model_copy(update={"url": value})
 
@@ -4535,7 +4535,7 @@ class Annotations(AcpModel):
         ),
     ] = MISSING
     last_modified: Annotated[
-        AwareDatetime | None | MISSING,
+        str | None | MISSING,
         DefaultOnError(),
         Field(
             alias="lastModified",
@@ -4564,7 +4564,7 @@ class Annotations(AcpModel):
         """Return a copy with `audience` set to `value`."""
         return self.model_copy(update={"audience": value})
 
-    def with_last_modified(self, value: AwareDatetime | None | MISSING) -> Self:
+    def with_last_modified(self, value: str | None | MISSING) -> Self:
         """Return a copy with `lastModified` set to `value`."""
         return self.model_copy(update={"last_modified": value})
 
@@ -4630,7 +4630,7 @@ class ImageContent(AcpModel):
         MediaType, Field(alias="mimeType", description="MIME type of the encoded media.")
     ]
     uri: Annotated[
-        AnyUrl | None | MISSING,
+        str | None | MISSING,
         DefaultOnError(),
         Field(
             description="URI linked to this image. Absent and `null` mean the same: the image has no associated URI."
@@ -4660,7 +4660,7 @@ class ImageContent(AcpModel):
         """Return a copy with `mimeType` set to `value`."""
         return self.model_copy(update={"mime_type": value})
 
-    def with_uri(self, value: AnyUrl | None | MISSING) -> Self:
+    def with_uri(self, value: str | None | MISSING) -> Self:
         """Return a copy with `uri` set to `value`."""
         return self.model_copy(update={"uri": value})
 
@@ -4727,7 +4727,7 @@ class Icon(AcpModel):
     An icon for display in a user interface, optionally with size information.
     """
 
-    src: Annotated[AnyUrl, Field(description="Standard URI locating the icon resource.")]
+    src: Annotated[str, Field(description="Standard URI locating the icon resource.")]
     mime_type: Annotated[
         MediaType | None | MISSING,
         DefaultOnError(),
@@ -4760,7 +4760,7 @@ class Icon(AcpModel):
         ),
     ] = MISSING
 
-    def with_src(self, value: AnyUrl) -> Self:
+    def with_src(self, value: str) -> Self:
         """Return a copy with `src` set to `value`."""
         return self.model_copy(update={"src": value})
 
@@ -4788,7 +4788,7 @@ class ResourceLink(AcpModel):
 
     type: Literal["resource_link"] = "resource_link"
     name: Annotated[str, Field(description="Name of this object, meant for display to people.")]
-    uri: Annotated[AnyUrl, Field(description="URI linked to this media or resource.")]
+    uri: Annotated[str, Field(description="URI linked to this media or resource.")]
     title: Annotated[
         str | None | MISSING,
         DefaultOnError(),
@@ -4847,7 +4847,7 @@ class ResourceLink(AcpModel):
         """Return a copy with `name` set to `value`."""
         return self.model_copy(update={"name": value})
 
-    def with_uri(self, value: AnyUrl) -> Self:
+    def with_uri(self, value: str) -> Self:
         """Return a copy with `uri` set to `value`."""
         return self.model_copy(update={"uri": value})
 
@@ -6978,6 +6978,7 @@ class SessionMessageChunk(AcpModel):
         ),
     ] = MISSING
     __acp_ignored_keys__ = frozenset({"recipientSessionId", "senderSessionId"})
+    __acp_removed_names__ = frozenset({"recipient_session_id", "sender_session_id"})
 
     def model_post_init(self, context: Any, /) -> None:
         """Drop the wire keys this definition no longer has."""

@@ -1,0 +1,191 @@
+"""Generation: deterministic, in sync with the committed files, well named, and importable
+without the generator's dependencies."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from pydantic import BaseModel
+
+from acp_schema import v1, v2
+from acp_schema.codegen.generate import (
+    GeneratedFile,
+    bundled_schema,
+    default_output,
+    generate,
+    render,
+)
+from acp_schema.codegen.schema_check import SchemaError
+
+REPO = Path(__file__).resolve().parents[1]
+REFERENCE = REPO.parent / "shared" / "reference"
+
+
+@pytest.fixture(scope="module")
+def fresh() -> dict[str, list[GeneratedFile]]:
+    """One render of each bundled version, shared by the tests of this module."""
+    return {version: render(bundled_schema(version)) for version in ("v1", "v2")}
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_committed_bindings_equal_a_fresh_run(
+    fresh: dict[str, list[GeneratedFile]], version: str
+) -> None:
+    out = default_output(version)
+    for item in fresh[version]:
+        committed = (out / item.name).read_text(encoding="utf-8")
+        assert committed == item.text, f"{version}/{item.name} is stale: run acp-schema generate"
+
+
+def test_generation_is_byte_identical_across_runs(fresh: dict[str, list[GeneratedFile]]) -> None:
+    again = render(bundled_schema("v2"))
+    assert [(f.name, f.text) for f in again] == [(f.name, f.text) for f in fresh["v2"]]
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_header_names_generator_and_schema_digest(
+    fresh: dict[str, list[GeneratedFile]], version: str
+) -> None:
+    digest = hashlib.sha256(bundled_schema(version).read_bytes()).hexdigest()
+    for item in fresh[version]:
+        if item.name.endswith(".py"):
+            lines = item.text.splitlines()
+            assert "datamodel-code-generator" in lines[0]
+            assert lines[2] == f"# schema-sha256: {digest}"
+
+
+@pytest.mark.parametrize("module", [v1, v2], ids=["v1", "v2"])
+def test_no_numbered_class_names(module: ModuleType) -> None:
+    numbered = [
+        name
+        for name, value in vars(module).items()
+        if isinstance(value, type) and issubclass(value, BaseModel) and re.search(r"\d$", name)
+    ]
+    assert numbered == []
+
+
+@pytest.mark.parametrize("module", [v1, v2], ids=["v1", "v2"])
+def test_variant_names_follow_the_rule(module: ModuleType) -> None:
+    # rule 1: a variant that is exactly one definition is that definition
+    assert module.SessionMessage.model_fields["session_update"].default == "session_message"
+    assert module.TextContent.model_fields["type"].default == "text"
+    # rule 2: otherwise the tag in PascalCase
+    assert module.AgentMessageChunk.model_fields["session_update"].default == (
+        "agent_message_chunk"
+    )
+    # rule 3: a single-word tag is prefixed by its union
+    if module is v1:
+        assert module.RequestPermissionOutcomeCancelled.model_fields["outcome"].default == (
+            "cancelled"
+        )
+    else:
+        assert module.DiffChangeAdd.model_fields["operation"].default == "add"
+    # rule 4: the open variant
+    if module is v2:
+        assert module.SessionUpdateOther.model_fields["session_update"].annotation is str
+
+
+@pytest.mark.parametrize("module", [v1, v2], ids=["v1", "v2"])
+def test_every_field_has_a_builder(module: ModuleType) -> None:
+    missing = []
+    for name, cls in vars(module).items():
+        if (
+            isinstance(cls, type)
+            and issubclass(cls, BaseModel)
+            and cls.__module__ == module.__name__
+        ):
+            for field, info in cls.model_fields.items():
+                is_tag = getattr(info.annotation, "__origin__", None) is not None and str(
+                    info.annotation
+                ).startswith("typing.Literal")
+                if not is_tag and not hasattr(cls, f"with_{field}"):
+                    missing.append(f"{name}.with_{field}")
+    assert missing == []
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_importing_the_bindings_needs_only_pydantic(version: str) -> None:
+    code = (
+        f"import sys, acp_schema.{version}, acp_schema.{version}.methods\n"
+        "heavy = {'datamodel_code_generator', 'libcst', 'jsonschema', 'ruff'} & set(sys.modules)\n"
+        "print(sorted(heavy))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_method_tables_and_whole_message_decoding() -> None:
+    from acp_schema.v2.methods import METHODS
+
+    update = METHODS.get("session/update")
+    assert update.side == "client"
+    assert update.params is v2.UpdateSessionNotification
+    assert update.is_notification
+    message = (
+        '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",'
+        '"update":{"sessionUpdate":"session_message","messageId":"m"}}}'
+    )
+    decoded = METHODS.decode(message)
+    assert decoded.kind == "notification"
+    assert isinstance(decoded.params.update, v2.SessionMessage)
+
+    initialize = METHODS.get("initialize")
+    assert initialize.result is v2.InitializeResponse
+    result = '{"protocolVersion":2,"info":{"name":"agent","version":"1.0"}}'
+    response = METHODS.decode(f'{{"jsonrpc":"2.0","id":1,"result":{result}}}', method="initialize")
+    assert response.kind == "response" and response.id == 1
+    assert isinstance(response.result, v2.InitializeResponse)
+    with pytest.raises(ValueError, match="pass method="):
+        METHODS.decode('{"jsonrpc":"2.0","id":1,"result":{}}')
+
+
+def test_method_table_covers_every_x_method() -> None:
+    import json
+
+    from acp_schema.v1.methods import METHODS
+
+    schema = json.loads(bundled_schema("v1").read_text())
+    declared = {(d["x-method"], d["x-side"]) for d in schema["$defs"].values() if "x-method" in d}
+    assert {(m.name, m.side) for m in METHODS} == declared
+
+
+def test_a_broken_schema_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    broken = tmp_path / "schema.json"
+    broken.write_text('{"$defs": {"A": {"$ref": "#/$defs/Nope"}}}')
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("untouched")
+    with pytest.raises(SchemaError) as caught:
+        generate(broken, out)
+    assert "#/$defs/A" in str(caught.value)
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+@pytest.mark.parametrize("release", ["acp-sdk-2.0.0", "acp-sdk-2.1.0"])
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_reference_schemas_generate_and_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, release: str, version: str
+) -> None:
+    schema = REFERENCE / release / version / "schema.unstable.json"
+    if not schema.exists():
+        pytest.skip(f"{schema} is not available (../shared/reference is only in the workspace)")
+    name = f"ref_{release.replace('-', '_').replace('.', '_')}_{version}"  # one per test
+    package = tmp_path / name
+    generate(schema, package / version)
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(f"{name}.{version}")
+    methods = importlib.import_module(f"{name}.{version}.methods")
+    assert len(methods.METHODS) > 10
+    chunk_fields = set(module.SessionMessageChunk.model_fields)
+    if release == "acp-sdk-2.0.0":
+        assert "sender_session_id" in chunk_fields  # the old API, as migrations expect it
+    else:
+        assert chunk_fields == {"session_update", "message_id", "content", "meta"}
