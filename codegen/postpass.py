@@ -93,13 +93,6 @@ def _bare_type(annotation: cst.BaseExpression) -> cst.BaseExpression:
     return first.value
 
 
-def _union_names(node: cst.BaseExpression) -> list[str]:
-    """The plain names of a `A | B | None` type expression, left to right."""
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
-        return _union_names(node.left) + _union_names(node.right)
-    return [node.value] if isinstance(node, cst.Name) else []
-
-
 def _is_literal(annotation: cst.BaseExpression) -> bool:
     return m.matches(_bare_type(annotation), m.Subscript(value=m.Name("Literal")))
 
@@ -122,8 +115,6 @@ class _Finisher(cst.CSTTransformer):
         self.plan = plan
         self.class_stack: list[str] = []
         self.fields: list[list[tuple[str, str, cst.BaseExpression]]] = []
-        self.enums: set[str] = set()
-        self.models: set[str] = set()
 
     # -- imports -------------------------------------------------------------------------
     def leave_ImportFrom(
@@ -150,8 +141,6 @@ class _Finisher(cst.CSTTransformer):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.class_stack.append(node.name.value)
         self.fields.append([])
-        bases = {b.value.value for b in node.bases if isinstance(b.value, cst.Name)}
-        (self.enums if "Enum" in bases else self.models).add(node.name.value)
 
     def leave_ClassDef(
         self, original_node: cst.ClassDef, updated_node: cst.ClassDef
@@ -217,24 +206,7 @@ class _Finisher(cst.CSTTransformer):
                 annotation=updated_node.annotation.with_changes(annotation=annotation)
             )
         self.fields[-1].append((field_name, wire_name, annotation))
-        return self._typed_default(updated_node, annotation)
-
-    def _typed_default(self, node: cst.AnnAssign, annotation: cst.BaseExpression) -> cst.AnnAssign:
-        """Write a JSON default as a value of the field's type (`Model.model_validate({...})`,
-        `Enum("x")`), so a type checker sees what pydantic builds."""
-        value = node.value
-        if value is None:
-            return node
-        names = _union_names(_bare_type(annotation))
-        model = next((n for n in names if n in self.models), None)
-        enum = next((n for n in names if n in self.enums), None)
-        if isinstance(value, cst.Dict) and model is not None:
-            call = cst.parse_expression(f"{model}.model_validate(x)")
-            assert isinstance(call, cst.Call)
-            return node.with_changes(value=call.with_changes(args=[cst.Arg(value)]))
-        if isinstance(value, cst.SimpleString) and enum is not None:
-            return node.with_changes(value=cst.Call(cst.Name(enum), [cst.Arg(value)]))
-        return node
+        return updated_node
 
     # -- unions --------------------------------------------------------------------------
     def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:

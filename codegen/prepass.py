@@ -141,6 +141,16 @@ def _drop_text_formats(schema: JSON) -> None:
             del node["format"]
 
 
+def _drop_property_defaults(schema: JSON) -> None:
+    """Omitted stays omitted: a property's schema `default` says how a receiver reads an
+    omitted key, but filling it in would write the key back on encode. The bindings keep
+    such a field MISSING (the default stays in the description and the schema)."""
+    for _, node in list(iter_subschemas(schema)):
+        for sub in (node.get("properties") or {}).values():
+            if isinstance(sub, dict) and "default" in sub and "const" not in sub:
+                del sub["default"]
+
+
 def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
@@ -185,6 +195,7 @@ class _Prepass:
 
     def run(self) -> PrepassResult:
         _drop_text_formats(self.schema)
+        _drop_property_defaults(self.schema)
         for name in list(self.defs):
             self.visit_def(name)
         return PrepassResult(self.schema, self.unions)

@@ -6,9 +6,11 @@ per (`params.sessionId`, `messageId`) of `session_message` / `session_message_ch
 other update kind is ignored. `TranscriptStore.link` says whether an entry's two views
 (outgoing in the sender's transcript, incoming in the recipient's) found each other.
 
-Linking is a pure function of what the entries know. Everything an entry knows only grows
-(a participant ID or reference, once known, never changes), so a conflict, once seen, stays,
-and the final state does not depend on how the updates of different entries interleave.
+Linking is a pure function of what the entries know, answered from two indexes that apply
+keeps up to date (entries by address, and the addresses references name). What an entry
+knows only grows (a participant ID or reference, once known, never changes), so a conflict,
+once seen, stays, and the final state does not depend on how the updates of different
+entries interleave.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, TypeVar
 
-from pydantic import MISSING, BaseModel, ConfigDict, ValidationError
+from pydantic import MISSING, BaseModel, ValidationError
 
 if TYPE_CHECKING:
     from acp_schema import v1, v2
@@ -47,6 +49,7 @@ Direction = Literal["outgoing", "incoming", "unknown"]
 LinkState = Literal["linked", "pending", "conflict", "none"]
 
 METHOD = "session/update"
+NOT_A_REQUEST = f"{METHOD} is a notification, but this message has an `id`"
 
 
 # --- errors ------------------------------------------------------------------------------
@@ -84,8 +87,8 @@ class Address(NamedTuple):
 class ChunkRecord(NamedTuple):
     """One `session_message_chunk` as received: its block and its own `_meta`.
 
-    A chunk's `_meta` belongs to the chunk alone (rule M), so it is kept here and never
-    reaches the entry's `meta`.
+    A chunk's `_meta` belongs to the chunk alone (rule M): it is kept here and never
+    reaches the entry's `meta`. `None` when the chunk had none (omitted, null, malformed).
     """
 
     content: ContentBlock
@@ -104,92 +107,14 @@ class Conflict:
         return f"{self.field}: kept {self.kept!r}, ignored {self.rejected!r}"
 
 
-# Entry attribute -> wire name, for participant IDs and references (rule P).
-IDENTITY_FIELDS: tuple[tuple[str, str], ...] = (
-    ("sender_session_id", "senderSessionId"),
-    ("recipient_session_id", "recipientSessionId"),
-    ("sender_message_id", "senderMessageId"),
-    ("recipient_message_id", "recipientMessageId"),
-)
-
-
-class MessageEntry:
-    """One session message as a transcript shows it (one view of a communication).
-
-    Read it, do not change it: the store owns it and updates it in place. `content` is the
-    list of content blocks (empty when none or cleared), `meta` the entry's `_meta`,
-    `chunks` every chunk received with its own `_meta`, `conflicts` the participant or
-    reference values that arrived after a different one was known.
-    """
-
-    __slots__ = (
-        "_claims_incoming",
-        "_claims_outgoing",
-        "chunks",
-        "conflicts",
-        "content",
-        "message_id",
-        "meta",
-        "recipient_message_id",
-        "recipient_session_id",
-        "sender_message_id",
-        "sender_session_id",
-        "session_id",
-    )
-
-    def __init__(self, session_id: str, message_id: str) -> None:
-        self.session_id = session_id
-        self.message_id = message_id
-        self.sender_session_id: str | None = None
-        self.recipient_session_id: str | None = None
-        self.sender_message_id: str | None = None
-        self.recipient_message_id: str | None = None
-        self.content: list[ContentBlock] = []
-        self.meta: dict[str, Any] | None = None
-        self.chunks: list[ChunkRecord] = []
-        self.conflicts: list[Conflict] = []
-        # Whether the claims index already holds this entry's reference (store-internal).
-        self._claims_outgoing = False
-        self._claims_incoming = False
-
-    @property
-    def address(self) -> Address:
-        return Address(self.session_id, self.message_id)
-
-    @property
-    def direction(self) -> Direction:
-        """`outgoing` in the sender's transcript, `incoming` in the recipient's."""
-        here = self.session_id
-        sender = self.sender_session_id == here
-        recipient = self.recipient_session_id == here
-        if sender and not recipient:
-            return "outgoing"
-        if recipient and not sender:
-            return "incoming"
-        if sender:  # a session writing to itself: the reference it carries tells the view
-            return _role(self) or "unknown"
-        return "unknown"
-
-    def __repr__(self) -> str:
-        known = ", ".join(
-            f"{attr}={getattr(self, attr)!r}"
-            for attr, _ in IDENTITY_FIELDS
-            if getattr(self, attr) is not None
-        )
-        return (
-            f"MessageEntry({self.session_id!r}, {self.message_id!r}"
-            f"{', ' + known if known else ''}, {len(self.content)} block(s))"
-        )
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Link:
     """How an entry stands towards its counterpart view (rule L).
 
     - `linked`: `counterpart` is the address of the other view, which the store holds.
     - `pending`: a reference gives the counterpart's address, but no entry is there (yet).
     - `conflict`: the views cannot be linked, and never will be; `reason` says why.
-    - `none`: no usable reference yet; `reason` says what is missing.
+    - `none`: no usable reference yet; `reason` says what is missing, if anything.
     """
 
     state: LinkState
@@ -206,11 +131,128 @@ class Link:
         return f"no reference yet ({self.reason})" if self.reason else "no reference yet"
 
 
+_NO_REFERENCE = Link("none")
+
+# Entry attribute -> wire name, for participant IDs and references (rule P).
+IDENTITY_FIELDS: tuple[tuple[str, str], ...] = (
+    ("sender_session_id", "senderSessionId"),
+    ("recipient_session_id", "recipientSessionId"),
+    ("sender_message_id", "senderMessageId"),
+    ("recipient_message_id", "recipientMessageId"),
+)
+
+
+class MessageEntry:
+    """One session message as a transcript shows it (one view of a communication).
+
+    Read it, do not change it: the store owns it and updates it in place. `content` is the
+    list of content blocks (empty when none or cleared) and `meta` the entry's `_meta`.
+    The four identity attributes are `None` until a concrete value arrives (rule P).
+    """
+
+    __slots__ = (
+        "_cached_link",
+        "_cached_partner",
+        "_cached_partner_version",
+        "_cached_version",
+        "_chunk_count",
+        "_chunk_history",
+        "_chunk_metas",
+        "_chunk_start",
+        "_claims_incoming",
+        "_claims_outgoing",
+        "_conflicts",
+        "_key",
+        "_named",
+        "_version",
+        "content",
+        "message_id",
+        "meta",
+        "recipient_message_id",
+        "recipient_session_id",
+        "sender_message_id",
+        "sender_session_id",
+        "session_id",
+    )
+
+    def __init__(self, session_id: str, message_id: str) -> None:
+        self.session_id = session_id
+        self.message_id = message_id
+        self._key = (session_id, message_id)  # a plain tuple: the collector skips those
+        self.sender_session_id: str | None = None
+        self.recipient_session_id: str | None = None
+        self.sender_message_id: str | None = None
+        self.recipient_message_id: str | None = None
+        self.content: list[ContentBlock] = []
+        self.meta: dict[str, Any] | None = None
+        # Store-internal. The chunk history costs no object per chunk, and no list at all
+        # until a snapshot replaces the content: until then it is the slice
+        # content[_chunk_start:_chunk_start + _chunk_count]. The few chunk `_meta`s are
+        # kept by chunk number. (Fewer live objects: less work for the garbage collector.)
+        self._chunk_count = 0
+        self._chunk_start = 0
+        self._chunk_history: list[ContentBlock] | None = None
+        self._chunk_metas: dict[int, dict[str, Any]] | None = None
+        self._conflicts: list[Conflict] | None = None
+        self._claims_outgoing = False  # the claims index holds (recipient, recipientMessageId)
+        self._claims_incoming = False  # the claims index holds (sender, senderMessageId)
+        self._named: tuple[str, str] | None = None  # the first address it claimed
+        # Bumped when this entry learns an identity value or a reference starts naming it:
+        # all a `linked` answer depends on, besides the same of its counterpart.
+        self._version = 0
+        self._cached_link: Link | None = None
+        self._cached_version = 0
+        self._cached_partner: MessageEntry | None = None
+        self._cached_partner_version = 0
+
+    @property
+    def address(self) -> Address:
+        return Address(self.session_id, self.message_id)
+
+    @property
+    def chunks(self) -> list[ChunkRecord]:
+        """Every chunk received for this entry, in order, each with its own `_meta`."""
+        history = self._chunk_history
+        if history is None:
+            history = self.content[self._chunk_start : self._chunk_start + self._chunk_count]
+        metas = self._chunk_metas or {}
+        return [ChunkRecord(block, metas.get(n)) for n, block in enumerate(history)]
+
+    @property
+    def conflicts(self) -> list[Conflict]:
+        """Participant or reference values that differed from the known one (not applied)."""
+        return list(self._conflicts or ())
+
+    @property
+    def direction(self) -> Direction:
+        """`outgoing` in the sender's transcript, `incoming` in the recipient's."""
+        here = self.session_id
+        sender = self.sender_session_id == here
+        recipient = self.recipient_session_id == here
+        if sender and not recipient:
+            return "outgoing"
+        if recipient and not sender:
+            return "incoming"
+        if sender:  # a session writing to itself: the reference it carries tells the view
+            return _role(self) or "unknown"
+        return "unknown"
+
+    def __repr__(self) -> str:
+        known = "".join(
+            f", {attr}={getattr(self, attr)!r}"
+            for attr, _ in IDENTITY_FIELDS
+            if getattr(self, attr) is not None
+        )
+        return (
+            f"MessageEntry({self.session_id!r}, {self.message_id!r}{known}, "
+            f"{len(self.content)} block(s))"
+        )
+
+
 def _role(entry: MessageEntry) -> Literal["outgoing", "incoming"] | None:
-    """The view an entry says it is by the reference it carries (rule L1), if exactly one."""
+    """The view an entry says it is by the one reference it carries (rule L1)."""
     outgoing = entry.recipient_message_id is not None
-    incoming = entry.sender_message_id is not None
-    if outgoing == incoming:
+    if outgoing == (entry.sender_message_id is not None):
         return None
     return "outgoing" if outgoing else "incoming"
 
@@ -223,10 +265,9 @@ ParamsT = TypeVar("ParamsT", bound=BaseModel)
 class _Envelope(BaseModel, Generic[ParamsT]):
     """A whole `session/update` message, so that one pydantic-core call decodes a line."""
 
-    model_config = ConfigDict(extra="allow")
-
     jsonrpc: Literal["2.0"]
     method: Literal["session/update"]
+    id: Any = None  # only to notice one: a notification has none
     params: ParamsT
 
 
@@ -250,12 +291,12 @@ class _Codec:
             else:
                 envelope = self.envelope.model_validate_json(message)
         except ValidationError as error:
-            raise self._explain(message, error) from None
-        if envelope.__pydantic_extra__ and "id" in envelope.__pydantic_extra__:
-            raise UpdateDecodeError(f"{METHOD} is a notification, but this message has an `id`")
+            raise self.explain(message, error) from None
+        if "id" in envelope.__pydantic_fields_set__:
+            raise UpdateDecodeError(NOT_A_REQUEST)
         return envelope.params
 
-    def _explain(
+    def explain(
         self, message: str | bytes | bytearray | dict[str, Any], error: ValidationError
     ) -> TranscriptError:
         """Why a message failed the fast path: not ours at all, or a bad session/update."""
@@ -321,6 +362,7 @@ class TranscriptStore:
         self.version: Version = version
         codec = _codec(version)
         self._codec = codec
+        self._validate_json = codec.envelope.model_validate_json
         self._params_type = codec.params_type
         self._message_type = codec.message_type
         self._chunk_type = codec.chunk_type
@@ -330,8 +372,10 @@ class TranscriptStore:
         self._transcripts: dict[str, dict[str, MessageEntry]] = {}
         # Every session any session/update was addressed to ("loaded" transcripts).
         self._seen: set[str] = set()
-        # Address a reference names -> the entries naming it (usually one).
-        self._claims: dict[tuple[str, str], list[MessageEntry]] = {}
+        # Address a reference names -> the first entry naming it; further ones, which
+        # make a conflict, in `_more_claims`. Almost every address has one claimant.
+        self._claims: dict[tuple[str, str], MessageEntry] = {}
+        self._more_claims: dict[tuple[str, str], list[MessageEntry]] = {}
 
     # --- applying updates ---
 
@@ -345,22 +389,32 @@ class TranscriptStore:
         `UpdateDecodeError` for a session/update that does not decode and
         `NotSessionUpdateError` for any other JSON-RPC message; the store is then unchanged.
         """
-        if isinstance(message, self._params_type):
-            params: Any = message
+        kind = message.__class__
+        # Exact type checks first: isinstance on a pydantic class runs Python code.
+        if kind is bytes or kind is str:
+            try:
+                envelope = self._validate_json(message)
+            except ValidationError as error:
+                raise self._codec.explain(message, error) from None  # type: ignore[arg-type]
+            if "id" in envelope.__pydantic_fields_set__:
+                raise UpdateDecodeError(NOT_A_REQUEST)
+            params: Any = envelope.params
+        elif kind is self._params_type or isinstance(message, self._params_type):
+            params = message
         elif isinstance(message, (str, bytes, bytearray, dict)):
             params = self._codec.decode(message)
         else:
             raise TypeError(
                 f"a {self.version} store applies {self._params_type.__name__} or a raw "
-                f"JSON-RPC message, not {type(message).__name__}"
+                f"JSON-RPC message, not {kind.__name__}"
             )
-        session_id: str = params.session_id
         update = params.update
-        if isinstance(update, self._message_type):
-            return self._upsert(session_id, update)
-        if isinstance(update, self._chunk_type):
-            return self._append(session_id, update)
-        self._seen.add(session_id)
+        kind = update.__class__
+        if kind is self._chunk_type:
+            return self._append(params.session_id, update)
+        if kind is self._message_type:
+            return self._upsert(params.session_id, update)
+        self._seen.add(params.session_id)
         return None
 
     def _entry_for(self, session_id: str, message_id: str) -> MessageEntry:
@@ -373,6 +427,25 @@ class TranscriptStore:
             entry = transcript[message_id] = MessageEntry(session_id, message_id)
         return entry
 
+    def _append(self, session_id: str, chunk: Any) -> MessageEntry:
+        entry = self._entry_for(session_id, chunk.message_id)
+        block = chunk.content
+        content = entry.content
+        number = entry._chunk_count
+        if entry._chunk_history is not None:
+            entry._chunk_history.append(block)
+        elif number == 0:
+            entry._chunk_start = len(content)
+        content.append(block)
+        entry._chunk_count = number + 1
+        meta = chunk.meta
+        if meta.__class__ is dict:  # omitted, null or malformed: the chunk has none
+            if entry._chunk_metas is None:
+                entry._chunk_metas = {number: meta}
+            else:
+                entry._chunk_metas[number] = meta
+        return entry
+
     def _upsert(self, session_id: str, update: Any) -> MessageEntry:
         entry = self._entry_for(session_id, update.message_id)
 
@@ -381,6 +454,11 @@ class TranscriptStore:
         # an empty list. A malformed value was decoded as MISSING, i.e. omitted.
         content = update.content
         if content is not MISSING:
+            if entry._chunk_history is None and entry._chunk_count:
+                # The chunk history leaves the content it was a slice of.
+                start, old = entry._chunk_start, entry.content
+                whole = start == 0 and len(old) == entry._chunk_count
+                entry._chunk_history = old if whole else old[start : start + entry._chunk_count]
             entry.content = [] if content is None else list(content)
 
         # Rule M: null clears; an object replaces (v1) or patches top-level keys (v2).
@@ -403,18 +481,13 @@ class TranscriptStore:
                 learned = True
             elif known != value:
                 conflict = Conflict(wire, known, value)
-                if conflict not in entry.conflicts:
-                    entry.conflicts.append(conflict)
+                if entry._conflicts is None:
+                    entry._conflicts = [conflict]
+                elif conflict not in entry._conflicts:
+                    entry._conflicts.append(conflict)
         if learned:
+            entry._version += 1
             self._index_claims(entry)
-        return entry
-
-    def _append(self, session_id: str, chunk: Any) -> MessageEntry:
-        entry = self._entry_for(session_id, chunk.message_id)
-        block = chunk.content
-        entry.content.append(block)
-        meta = chunk.meta
-        entry.chunks.append(ChunkRecord(block, meta if isinstance(meta, dict) else None))
         return entry
 
     def _index_claims(self, entry: MessageEntry) -> None:
@@ -427,14 +500,29 @@ class TranscriptStore:
             recipient = entry.recipient_session_id
             reference = entry.recipient_message_id
             if recipient is not None and reference is not None:
-                self._claims.setdefault((recipient, reference), []).append(entry)
+                self._claim(entry, (recipient, reference))
                 entry._claims_outgoing = True
         if not entry._claims_incoming:
             sender = entry.sender_session_id
             reference = entry.sender_message_id
             if sender is not None and reference is not None:
-                self._claims.setdefault((sender, reference), []).append(entry)
+                self._claim(entry, (sender, reference))
                 entry._claims_incoming = True
+
+    def _claim(self, entry: MessageEntry, address: tuple[str, str]) -> None:
+        if address not in self._claims:
+            self._claims[address] = entry
+        else:
+            self._more_claims.setdefault(address, []).append(entry)
+        if entry._named is None:
+            entry._named = address
+        named = self.entry(*address)
+        if named is not None:
+            named._version += 1
+
+    def _claimants(self, address: tuple[str, str]) -> list[MessageEntry]:
+        first = self._claims.get(address)
+        return [] if first is None else [first, *self._more_claims.get(address, ())]
 
     # --- reading ---
 
@@ -465,59 +553,79 @@ class TranscriptStore:
     # --- linking (rule L) ---
 
     def link(self, session_id: str, message_id: str) -> Link | None:
-        """The link state of an entry, or None if there is no such entry."""
-        entry = self.entry(session_id, message_id)
-        return None if entry is None else self._link_of(entry)
+        """The link state of an entry, or None if there is no such entry.
 
-    def _claimants(self, address: tuple[str, str]) -> list[MessageEntry]:
-        return self._claims.get(address, [])
+        A few dictionary lookups: the indexes are kept up to date by `apply`.
+        """
+        transcript = self._transcripts.get(session_id)
+        entry = None if transcript is None else transcript.get(message_id)
+        if entry is None:
+            return None
+        cached = entry._cached_link
+        if cached is not None and entry._version == entry._cached_version:
+            partner = entry._cached_partner
+            if partner is not None and partner._version == entry._cached_partner_version:
+                return cached
+        return self._link_of(entry)
 
     def _link_of(self, entry: MessageEntry) -> Link:
-        problem = _view_problem(entry)
-        if problem is not None:
-            return Link("conflict", None, problem)
-        named = _named_address(entry)  # at most one, as the view carries one reference
-        naming_me = self._claimants((entry.session_id, entry.message_id))
-        if len(naming_me) > 1:
-            return Link("conflict", None, f"{_views(naming_me)} all name this view")
+        if entry.recipient_message_id is not None or entry.sender_message_id is not None:
+            problem = _view_problem(entry)
+            if problem is not None:
+                return Link("conflict", None, problem)
+        claims = self._claims
+        more_claims = self._more_claims
+        key = entry._key
+        naming_me = claims.get(key)  # the view whose reference names this one
+        if naming_me is not None and key in more_claims:
+            return Link("conflict", None, f"{_views(self._claimants(key))} all name this view")
+        named = entry._named  # the address this view's one reference names, once complete
 
-        partner: MessageEntry | None = None
-        if named is not None:
-            rivals = self._claimants(named)
-            if len(rivals) > 1:
-                return Link("conflict", None, f"{_views(rivals)} all name {named}")
-            partner = self.entry(*named)
-            if naming_me and naming_me[0] is not partner:
+        if named is None:
+            if naming_me is None:
+                missing = _missing_reference(entry)
+                return Link("none", None, missing) if missing else _NO_REFERENCE
+            partner = naming_me
+            if partner._key in claims:  # this view names nothing: another view names partner
+                rivals = [entry, *self._claimants(partner._key)]
+                return Link(
+                    "conflict", None, f"{_views(rivals)} are all counterparts of {partner.address}"
+                )
+        else:
+            if named in more_claims:
+                rivals = self._claimants(named)
+                return Link("conflict", None, f"{_views(rivals)} all name {_text(named)}")
+            transcript = self._transcripts.get(named[0])
+            found = None if transcript is None else transcript.get(named[1])
+            if naming_me is not None and naming_me is not found:
                 return Link(
                     "conflict",
                     None,
-                    f"this view names {named}, but {naming_me[0].address} names this view",
+                    f"this view names {_text(named)}, but {naming_me.address} names this view",
                 )
-        elif naming_me:
-            partner = naming_me[0]
-
-        if partner is None:
-            if named is not None:
+            if found is None:
                 where = (
-                    f"no session message {named.message_id!r} in it yet"
-                    if self.is_loaded(named.session_id)
+                    f"no session message {named[1]!r} in it yet"
+                    if named[0] in self._seen
                     else "that transcript is not loaded"
                 )
-                return Link("pending", named, where)
-            return Link("none", None, _missing_reference(entry))
+                return Link("pending", Address(*named), where)
+            partner = found
 
-        problem = _view_problem(partner)
-        if problem is not None:
-            return Link("conflict", None, f"counterpart {partner.address}: {problem}")
-        if named is None:
-            # `partner` names this view; nothing else may name `partner` (L3).
-            rivals = self._claimants((partner.session_id, partner.message_id))
-            if rivals:
-                return Link("conflict", None, f"{_views([entry, *rivals])} claim the same view")
+        if partner.recipient_message_id is not None or partner.sender_message_id is not None:
+            problem = _view_problem(partner)
+            if problem is not None:
+                return Link("conflict", None, f"counterpart {partner.address}: {problem}")
         problem = _pair_problem(entry, partner)
         if problem is not None:
             return Link("conflict", None, problem)
-        return Link("linked", partner.address)
+        link = Link("linked", Address(partner.session_id, partner.message_id))
+        # Valid while neither view learns anything and no new reference names either.
+        entry._cached_link = link
+        entry._cached_version = entry._version
+        entry._cached_partner = partner
+        entry._cached_partner_version = partner._version
+        return link
 
 
 def _patched(stored: dict[str, Any] | None, patch: dict[str, Any]) -> dict[str, Any]:
@@ -531,14 +639,8 @@ def _patched(stored: dict[str, Any] | None, patch: dict[str, Any]) -> dict[str, 
     return result
 
 
-def _named_address(entry: MessageEntry) -> Address | None:
-    """The address the entry's one reference names, once its session ID is known (L2)."""
-    if entry.recipient_message_id is not None:
-        if entry.recipient_session_id is not None:
-            return Address(entry.recipient_session_id, entry.recipient_message_id)
-    elif entry.sender_message_id is not None and entry.sender_session_id is not None:
-        return Address(entry.sender_session_id, entry.sender_message_id)
-    return None
+def _text(address: tuple[str, str]) -> str:
+    return f"{address[0]}/{address[1]}"
 
 
 def _missing_reference(entry: MessageEntry) -> str:
@@ -551,7 +653,7 @@ def _missing_reference(entry: MessageEntry) -> str:
 
 def _views(entries: list[MessageEntry]) -> str:
     # Sorted, so that the text does not depend on which update came first.
-    return ", ".join(sorted(str(e.address) for e in entries))
+    return ", ".join(sorted(_text(e._key) for e in entries))
 
 
 def _view_problem(entry: MessageEntry) -> str | None:
@@ -581,31 +683,45 @@ def _view_problem(entry: MessageEntry) -> str | None:
 
 
 def _pair_problem(one: MessageEntry, other: MessageEntry) -> str | None:
-    """Why two views that a reference joins cannot be the two views of one message (L3)."""
-    one_role, other_role = _role(one), _role(other)
-    if one_role is not None and one_role == other_role:
-        return f"both {one.address} and {other.address} carry the {one_role} view's reference"
-    # A pair is only formed through a reference, so at least one of them has a role.
-    if one_role == "outgoing" or other_role == "incoming":
+    """Why two views that a reference joins cannot be the two views of one message (L3).
+
+    Neither view has a problem of its own (`_view_problem`), so each carries at most one
+    reference, and at least one carries one: that is how the pair was found.
+    """
+    if one.recipient_message_id is not None:
+        if other.recipient_message_id is not None:
+            return f"both {one.address} and {other.address} carry recipientMessageId"
         outgoing, incoming = one, other
-    else:
+    elif one.sender_message_id is not None:
+        if other.sender_message_id is not None:
+            return f"both {one.address} and {other.address} carry senderMessageId"
         outgoing, incoming = other, one
-    senders = {outgoing.session_id, outgoing.sender_session_id, incoming.sender_session_id}
-    senders.discard(None)
-    if len(senders) > 1:
-        return f"the views disagree on the sender: {', '.join(sorted(map(str, senders)))}"
-    recipients = {incoming.session_id, outgoing.recipient_session_id, incoming.recipient_session_id}
-    recipients.discard(None)
-    if len(recipients) > 1:
-        return f"the views disagree on the recipient: {', '.join(sorted(map(str, recipients)))}"
-    if outgoing.recipient_message_id not in (None, incoming.message_id) or (
-        incoming.sender_message_id not in (None, outgoing.message_id)
+    elif other.recipient_message_id is not None:
+        outgoing, incoming = other, one
+    else:
+        outgoing, incoming = one, other
+    # The outgoing view sits in the sender's transcript, the incoming one in the recipient's.
+    sender = outgoing.session_id
+    s1, s2 = outgoing.sender_session_id, incoming.sender_session_id
+    if (s1 is not None and s1 != sender) or (s2 is not None and s2 != sender):
+        return f"the views disagree on the sender: {_listed(sender, s1, s2)}"
+    recipient = incoming.session_id
+    r1, r2 = outgoing.recipient_session_id, incoming.recipient_session_id
+    if (r1 is not None and r1 != recipient) or (r2 is not None and r2 != recipient):
+        return f"the views disagree on the recipient: {_listed(recipient, r1, r2)}"
+    out_ref, in_ref = outgoing.recipient_message_id, incoming.sender_message_id
+    if (out_ref is not None and out_ref != incoming.message_id) or (
+        in_ref is not None and in_ref != outgoing.message_id
     ):
         return (
             f"the references do not name each other: {outgoing.address} names "
             f"{_reference_text(outgoing)}, {incoming.address} names {_reference_text(incoming)}"
         )
     return None
+
+
+def _listed(*values: str | None) -> str:
+    return ", ".join(sorted({repr(v) for v in values if v is not None}))
 
 
 def _reference_text(entry: MessageEntry) -> str:

@@ -1097,23 +1097,23 @@ class PromptCapabilities(AcpModel):
     """
 
     image: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(description="The agent accepts `image` content blocks."),
-    ] = False
+    ] = MISSING
     audio: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(description="The agent accepts `audio` content blocks."),
-    ] = False
+    ] = MISSING
     embedded_context: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(
             alias="embeddedContext",
             description="The agent accepts embedded context in `session/prompt`. If set, the client may put `resource` content blocks into prompts for context that the message refers to.",
         ),
-    ] = False
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         DefaultOnError(),
@@ -1123,15 +1123,15 @@ class PromptCapabilities(AcpModel):
         ),
     ] = MISSING
 
-    def with_image(self, value: bool | None) -> Self:
+    def with_image(self, value: bool | MISSING) -> Self:
         """Return a copy with `image` set to `value`."""
         return self.model_copy(update={"image": value})
 
-    def with_audio(self, value: bool | None) -> Self:
+    def with_audio(self, value: bool | MISSING) -> Self:
         """Return a copy with `audio` set to `value`."""
         return self.model_copy(update={"audio": value})
 
-    def with_embedded_context(self, value: bool | None) -> Self:
+    def with_embedded_context(self, value: bool | MISSING) -> Self:
         """Return a copy with `embeddedContext` set to `value`."""
         return self.model_copy(update={"embedded_context": value})
 
@@ -1146,22 +1146,22 @@ class McpCapabilities(AcpModel):
     """
 
     http: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(description="The agent can connect to MCP servers over `http`."),
-    ] = False
+    ] = MISSING
     sse: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(description="The agent can connect to MCP servers over `sse`."),
-    ] = False
+    ] = MISSING
     acp: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(
             description="Unstable: may change or be removed without notice. The agent can use MCP servers over the `acp` transport."
         ),
-    ] = False
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         DefaultOnError(),
@@ -1171,15 +1171,15 @@ class McpCapabilities(AcpModel):
         ),
     ] = MISSING
 
-    def with_http(self, value: bool | None) -> Self:
+    def with_http(self, value: bool | MISSING) -> Self:
         """Return a copy with `http` set to `value`."""
         return self.model_copy(update={"http": value})
 
-    def with_sse(self, value: bool | None) -> Self:
+    def with_sse(self, value: bool | MISSING) -> Self:
         """Return a copy with `sse` set to `value`."""
         return self.model_copy(update={"sse": value})
 
-    def with_acp(self, value: bool | None) -> Self:
+    def with_acp(self, value: bool | MISSING) -> Self:
         """Return a copy with `acp` set to `value`."""
         return self.model_copy(update={"acp": value})
 
@@ -2593,21 +2593,21 @@ class FileSystemCapabilities(AcpModel):
     """
 
     read_text_file: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(
             alias="readTextFile",
             description="`true` when the client handles `fs/read_text_file` requests.",
         ),
-    ] = False
+    ] = MISSING
     write_text_file: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(
             alias="writeTextFile",
             description="`true` when the client handles `fs/write_text_file` requests.",
         ),
-    ] = False
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         DefaultOnError(),
@@ -2617,11 +2617,11 @@ class FileSystemCapabilities(AcpModel):
         ),
     ] = MISSING
 
-    def with_read_text_file(self, value: bool | None) -> Self:
+    def with_read_text_file(self, value: bool | MISSING) -> Self:
         """Return a copy with `readTextFile` set to `value`."""
         return self.model_copy(update={"read_text_file": value})
 
-    def with_write_text_file(self, value: bool | None) -> Self:
+    def with_write_text_file(self, value: bool | MISSING) -> Self:
         """Return a copy with `writeTextFile` set to `value`."""
         return self.model_copy(update={"write_text_file": value})
 
@@ -2709,12 +2709,12 @@ class AuthCapabilities(AcpModel):
     """
 
     terminal: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(
             description="Whether `terminal` auth methods are supported. A client should only set `true` if it can rerun the configured agent command inside an interactive terminal; in that case the agent may list `terminal` methods among its auth options."
         ),
-    ] = False
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         DefaultOnError(),
@@ -2724,7 +2724,7 @@ class AuthCapabilities(AcpModel):
         ),
     ] = MISSING
 
-    def with_terminal(self, value: bool | None) -> Self:
+    def with_terminal(self, value: bool | MISSING) -> Self:
         """Return a copy with `terminal` set to `value`."""
         return self.model_copy(update={"terminal": value})
 
@@ -6500,10 +6500,10 @@ class ElicitationSchema(AcpModel):
     """
 
     type: Annotated[
-        ElicitationSchemaType | None,
+        ElicitationSchemaType | MISSING,
         DefaultOnError(),
         Field(description='Discriminator; its value is always `"object"`.'),
-    ] = ElicitationSchemaType("object")
+    ] = MISSING
     title: Annotated[
         str | None | MISSING,
         DefaultOnError(),
@@ -6512,12 +6512,11 @@ class ElicitationSchema(AcpModel):
         ),
     ] = MISSING
     properties: Annotated[
-        dict[str, ElicitationPropertySchema] | None,
+        dict[str, ElicitationPropertySchema] | MISSING,
         Field(
-            description="Definitions of the schema's properties; each must have a primitive type.",
-            validate_default=True,
+            description="Definitions of the schema's properties; each must have a primitive type."
         ),
-    ] = {}
+    ] = MISSING
     required: Annotated[
         list[str] | None | MISSING,
         Field(
@@ -6540,7 +6539,7 @@ class ElicitationSchema(AcpModel):
         ),
     ] = MISSING
 
-    def with_type(self, value: ElicitationSchemaType | None) -> Self:
+    def with_type(self, value: ElicitationSchemaType | MISSING) -> Self:
         """Return a copy with `type` set to `value`."""
         return self.model_copy(update={"type": value})
 
@@ -6548,7 +6547,7 @@ class ElicitationSchema(AcpModel):
         """Return a copy with `title` set to `value`."""
         return self.model_copy(update={"title": value})
 
-    def with_properties(self, value: dict[str, ElicitationPropertySchema] | None) -> Self:
+    def with_properties(self, value: dict[str, ElicitationPropertySchema] | MISSING) -> Self:
         """Return a copy with `properties` set to `value`."""
         return self.model_copy(update={"properties": value})
 
@@ -7061,18 +7060,17 @@ class ClientCapabilities(AcpModel):
     """
 
     fs: Annotated[
-        FileSystemCapabilities | None,
+        FileSystemCapabilities | MISSING,
         DefaultOnError(),
         Field(
-            description="Which file operations the agent is allowed to ask the client to perform.",
-            validate_default=True,
+            description="Which file operations the agent is allowed to ask the client to perform."
         ),
-    ] = FileSystemCapabilities.model_validate({"readTextFile": False, "writeTextFile": False})
+    ] = MISSING
     terminal: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(description="`true` when the client implements every `terminal/*` method."),
-    ] = False
+    ] = MISSING
     session: Annotated[
         ClientSessionCapabilities | None | MISSING,
         DefaultOnError(),
@@ -7095,13 +7093,12 @@ class ClientCapabilities(AcpModel):
         ),
     ] = MISSING
     auth: Annotated[
-        AuthCapabilities | None,
+        AuthCapabilities | MISSING,
         DefaultOnError(),
         Field(
-            description="Client authentication support, which limits the kinds of auth methods the agent is permitted to list in its `InitializeResponse`.",
-            validate_default=True,
+            description="Client authentication support, which limits the kinds of auth methods the agent is permitted to list in its `InitializeResponse`."
         ),
-    ] = AuthCapabilities.model_validate({"terminal": False})
+    ] = MISSING
     elicitation: Annotated[
         ElicitationCapabilities | None | MISSING,
         DefaultOnError(),
@@ -7118,11 +7115,11 @@ class ClientCapabilities(AcpModel):
         ),
     ] = MISSING
 
-    def with_fs(self, value: FileSystemCapabilities | None) -> Self:
+    def with_fs(self, value: FileSystemCapabilities | MISSING) -> Self:
         """Return a copy with `fs` set to `value`."""
         return self.model_copy(update={"fs": value})
 
-    def with_terminal(self, value: bool | None) -> Self:
+    def with_terminal(self, value: bool | MISSING) -> Self:
         """Return a copy with `terminal` set to `value`."""
         return self.model_copy(update={"terminal": value})
 
@@ -7138,7 +7135,7 @@ class ClientCapabilities(AcpModel):
         """Return a copy with `plan` set to `value`."""
         return self.model_copy(update={"plan": value})
 
-    def with_auth(self, value: AuthCapabilities | None) -> Self:
+    def with_auth(self, value: AuthCapabilities | MISSING) -> Self:
         """Return a copy with `auth` set to `value`."""
         return self.model_copy(update={"auth": value})
 
@@ -7347,46 +7344,38 @@ class AgentCapabilities(AcpModel):
     """
 
     load_session: Annotated[
-        bool | None,
+        bool | MISSING,
         DefaultOnError(),
         Field(
             alias="loadSession", description="Whether `session/load` is available from the agent."
         ),
-    ] = False
+    ] = MISSING
     prompt_capabilities: Annotated[
-        PromptCapabilities | None,
+        PromptCapabilities | MISSING,
         DefaultOnError(),
         Field(
             alias="promptCapabilities",
             description="Which kinds of prompt content the agent accepts.",
-            validate_default=True,
         ),
-    ] = PromptCapabilities.model_validate(
-        {"image": False, "audio": False, "embeddedContext": False}
-    )
+    ] = MISSING
     mcp_capabilities: Annotated[
-        McpCapabilities | None,
+        McpCapabilities | MISSING,
         DefaultOnError(),
-        Field(
-            alias="mcpCapabilities",
-            description="Which MCP features the agent supports.",
-            validate_default=True,
-        ),
-    ] = McpCapabilities.model_validate({"http": False, "sse": False, "acp": False})
+        Field(alias="mcpCapabilities", description="Which MCP features the agent supports."),
+    ] = MISSING
     session_capabilities: Annotated[
-        SessionCapabilities | None,
+        SessionCapabilities | MISSING,
         DefaultOnError(),
         Field(
             alias="sessionCapabilities",
             description="Session lifecycle and prompt features that the agent declares.",
-            validate_default=True,
         ),
-    ] = SessionCapabilities.model_validate({})
+    ] = MISSING
     auth: Annotated[
-        AgentAuthCapabilities | None,
+        AgentAuthCapabilities | MISSING,
         DefaultOnError(),
-        Field(description="Authentication features the agent supports.", validate_default=True),
-    ] = AgentAuthCapabilities.model_validate({})
+        Field(description="Authentication features the agent supports."),
+    ] = MISSING
     providers: Annotated[
         ProvidersCapabilities | None | MISSING,
         DefaultOnError(),
@@ -7403,23 +7392,23 @@ class AgentCapabilities(AcpModel):
         ),
     ] = MISSING
 
-    def with_load_session(self, value: bool | None) -> Self:
+    def with_load_session(self, value: bool | MISSING) -> Self:
         """Return a copy with `loadSession` set to `value`."""
         return self.model_copy(update={"load_session": value})
 
-    def with_prompt_capabilities(self, value: PromptCapabilities | None) -> Self:
+    def with_prompt_capabilities(self, value: PromptCapabilities | MISSING) -> Self:
         """Return a copy with `promptCapabilities` set to `value`."""
         return self.model_copy(update={"prompt_capabilities": value})
 
-    def with_mcp_capabilities(self, value: McpCapabilities | None) -> Self:
+    def with_mcp_capabilities(self, value: McpCapabilities | MISSING) -> Self:
         """Return a copy with `mcpCapabilities` set to `value`."""
         return self.model_copy(update={"mcp_capabilities": value})
 
-    def with_session_capabilities(self, value: SessionCapabilities | None) -> Self:
+    def with_session_capabilities(self, value: SessionCapabilities | MISSING) -> Self:
         """Return a copy with `sessionCapabilities` set to `value`."""
         return self.model_copy(update={"session_capabilities": value})
 
-    def with_auth(self, value: AgentAuthCapabilities | None) -> Self:
+    def with_auth(self, value: AgentAuthCapabilities | MISSING) -> Self:
         """Return a copy with `auth` set to `value`."""
         return self.model_copy(update={"auth": value})
 
@@ -7499,20 +7488,12 @@ class InitializeRequest(AcpModel):
         ),
     ]
     client_capabilities: Annotated[
-        ClientCapabilities | None,
+        ClientCapabilities | MISSING,
         DefaultOnError(),
         Field(
-            alias="clientCapabilities",
-            description="Features the client declares it can handle.",
-            validate_default=True,
+            alias="clientCapabilities", description="Features the client declares it can handle."
         ),
-    ] = ClientCapabilities.model_validate(
-        {
-            "fs": {"readTextFile": False, "writeTextFile": False},
-            "terminal": False,
-            "auth": {"terminal": False},
-        }
-    )
+    ] = MISSING
     client_info: Annotated[
         Implementation | None | MISSING,
         DefaultOnError(),
@@ -7534,7 +7515,7 @@ class InitializeRequest(AcpModel):
         """Return a copy with `protocolVersion` set to `value`."""
         return self.model_copy(update={"protocol_version": value})
 
-    def with_client_capabilities(self, value: ClientCapabilities | None) -> Self:
+    def with_client_capabilities(self, value: ClientCapabilities | MISSING) -> Self:
         """Return a copy with `clientCapabilities` set to `value`."""
         return self.model_copy(update={"client_capabilities": value})
 
@@ -7613,36 +7594,16 @@ class InitializeResponse(AcpModel):
         ),
     ]
     agent_capabilities: Annotated[
-        AgentCapabilities | None,
+        AgentCapabilities | MISSING,
         DefaultOnError(),
-        Field(
-            alias="agentCapabilities",
-            description="Features the agent declares it can handle.",
-            validate_default=True,
-        ),
-    ] = AgentCapabilities.model_validate(
-        {
-            "loadSession": False,
-            "promptCapabilities": {
-                "image": False,
-                "audio": False,
-                "embeddedContext": False,
-            },
-            "mcpCapabilities": {"http": False, "sse": False, "acp": False},
-            "sessionCapabilities": {},
-            "auth": {},
-        }
-    )
+        Field(alias="agentCapabilities", description="Features the agent declares it can handle."),
+    ] = MISSING
     auth_methods: Annotated[
-        list[AuthMethod] | None,
+        list[AuthMethod] | MISSING,
         SkipInvalidItems(),
         DefaultOnError(),
-        Field(
-            alias="authMethods",
-            description="Ways of authenticating that the agent offers.",
-            validate_default=True,
-        ),
-    ] = []
+        Field(alias="authMethods", description="Ways of authenticating that the agent offers."),
+    ] = MISSING
     agent_info: Annotated[
         Implementation | None | MISSING,
         DefaultOnError(),
@@ -7664,11 +7625,11 @@ class InitializeResponse(AcpModel):
         """Return a copy with `protocolVersion` set to `value`."""
         return self.model_copy(update={"protocol_version": value})
 
-    def with_agent_capabilities(self, value: AgentCapabilities | None) -> Self:
+    def with_agent_capabilities(self, value: AgentCapabilities | MISSING) -> Self:
         """Return a copy with `agentCapabilities` set to `value`."""
         return self.model_copy(update={"agent_capabilities": value})
 
-    def with_auth_methods(self, value: list[AuthMethod] | None) -> Self:
+    def with_auth_methods(self, value: list[AuthMethod] | MISSING) -> Self:
         """Return a copy with `authMethods` set to `value`."""
         return self.model_copy(update={"auth_methods": value})
 

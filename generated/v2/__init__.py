@@ -7371,11 +7371,11 @@ class ElicitationSchema(AcpModel):
     """
 
     type: Annotated[
-        ElicitationSchemaType | None,
+        ElicitationSchemaType | MISSING,
         Field(
             description='Discriminator that is always `"object"`; leaving it out implies `"object"` and any other value is invalid.'
         ),
-    ] = ElicitationSchemaType("object")
+    ] = MISSING
     title: Annotated[
         str | None | MISSING,
         DefaultOnError(),
@@ -7384,12 +7384,11 @@ class ElicitationSchema(AcpModel):
         ),
     ] = MISSING
     properties: Annotated[
-        dict[str, ElicitationPropertySchema] | None,
+        dict[str, ElicitationPropertySchema] | MISSING,
         Field(
-            description="Definitions of the schema's properties; each must have a primitive type.",
-            validate_default=True,
+            description="Definitions of the schema's properties; each must have a primitive type."
         ),
-    ] = {}
+    ] = MISSING
     required: Annotated[
         list[str] | None | MISSING,
         Field(
@@ -7412,7 +7411,7 @@ class ElicitationSchema(AcpModel):
         ),
     ] = MISSING
 
-    def with_type(self, value: ElicitationSchemaType | None) -> Self:
+    def with_type(self, value: ElicitationSchemaType | MISSING) -> Self:
         """Return a copy with `type` set to `value`."""
         return self.model_copy(update={"type": value})
 
@@ -7420,7 +7419,7 @@ class ElicitationSchema(AcpModel):
         """Return a copy with `title` set to `value`."""
         return self.model_copy(update={"title": value})
 
-    def with_properties(self, value: dict[str, ElicitationPropertySchema] | None) -> Self:
+    def with_properties(self, value: dict[str, ElicitationPropertySchema] | MISSING) -> Self:
         """Return a copy with `properties` set to `value`."""
         return self.model_copy(update={"properties": value})
 
@@ -7827,10 +7826,10 @@ class InitializeRequest(AcpModel):
         ),
     ]
     capabilities: Annotated[
-        ClientCapabilities | None,
+        ClientCapabilities | MISSING,
         DefaultOnError(),
-        Field(description="Features the client declares it can handle.", validate_default=True),
-    ] = ClientCapabilities.model_validate({})
+        Field(description="Features the client declares it can handle."),
+    ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
         DefaultOnError(),
@@ -7848,7 +7847,7 @@ class InitializeRequest(AcpModel):
         """Return a copy with `info` set to `value`."""
         return self.model_copy(update={"info": value})
 
-    def with_capabilities(self, value: ClientCapabilities | None) -> Self:
+    def with_capabilities(self, value: ClientCapabilities | MISSING) -> Self:
         """Return a copy with `capabilities` set to `value`."""
         return self.model_copy(update={"capabilities": value})
 
@@ -8306,10 +8305,10 @@ class InitializeResponse(AcpModel):
         ),
     ]
     capabilities: Annotated[
-        AgentCapabilities | None,
+        AgentCapabilities | MISSING,
         DefaultOnError(),
-        Field(description="Features the agent declares it can handle.", validate_default=True),
-    ] = AgentCapabilities.model_validate({})
+        Field(description="Features the agent declares it can handle."),
+    ] = MISSING
     auth_methods: Annotated[
         list[AuthMethod] | MISSING,
         SkipInvalidItems(),
@@ -8336,7 +8335,7 @@ class InitializeResponse(AcpModel):
         """Return a copy with `info` set to `value`."""
         return self.model_copy(update={"info": value})
 
-    def with_capabilities(self, value: AgentCapabilities | None) -> Self:
+    def with_capabilities(self, value: AgentCapabilities | MISSING) -> Self:
         """Return a copy with `capabilities` set to `value`."""
         return self.model_copy(update={"capabilities": value})
 
