@@ -15,7 +15,11 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
+from acp_schema.migrations.cli import register_migrate
+
+from .drift_cli import register_check, register_diff
 from .schema_check import SchemaError, check_schema_file
+from .transcript_cli import register_transcript
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -105,7 +109,6 @@ def _register_generate(commands: Subparsers) -> None:
     generate.add_argument(
         "versions",
         nargs="*",
-        choices=[*PROTOCOL_VERSIONS, []],
         metavar="VERSION",
         help="bundled versions to regenerate (default: all)",
     )
@@ -116,7 +119,7 @@ def _register_generate(commands: Subparsers) -> None:
 
 def _generate(args: argparse.Namespace) -> int:
     # Imported here: the generator's dependencies are an extra, not needed for `schema`.
-    from .generate import bundled_schema, default_output, generate
+    from .generate import bundled_schema, default_output, generate_many
 
     if (args.schema is None) != (args.out is None):
         print("acp-schema generate: --schema and --out go together", file=sys.stderr)
@@ -124,18 +127,22 @@ def _generate(args: argparse.Namespace) -> int:
     if args.schema is not None and args.versions:
         print("acp-schema generate: give versions or --schema, not both", file=sys.stderr)
         return EXIT_UNUSABLE
+    unknown = sorted(set(args.versions) - set(PROTOCOL_VERSIONS))
+    if unknown:
+        print(f"acp-schema generate: unknown version(s) {', '.join(unknown)}", file=sys.stderr)
+        return EXIT_UNUSABLE
     jobs = (
         [(args.schema, args.out)]
         if args.schema is not None
         else [(bundled_schema(v), default_output(v)) for v in args.versions or PROTOCOL_VERSIONS]
     )
-    for schema, out in jobs:
-        try:
-            written = generate(schema, out)
-        except SchemaError as err:
-            print("\n".join(err.lines()), file=sys.stderr)
-            return EXIT_UNUSABLE if err.unusable else EXIT_PROBLEMS
-        print(f"{schema} -> {out} ({len(written)} files)")
+    try:
+        written = generate_many(jobs)
+    except SchemaError as err:
+        print("\n".join(err.lines()), file=sys.stderr)
+        return EXIT_UNUSABLE if err.unusable else EXIT_PROBLEMS
+    for (schema, out), files in zip(jobs, written, strict=True):
+        print(f"{schema} -> {out} ({len(files)} files)")
     return EXIT_OK
 
 
@@ -155,6 +162,10 @@ def _help_of(parser: argparse.ArgumentParser) -> Handler:
 COMMAND_GROUPS: list[Callable[[Subparsers], None]] = [
     _register_schema,
     _register_generate,
+    register_check,
+    register_diff,
+    register_transcript,
+    register_migrate,
 ]
 
 

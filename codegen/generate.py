@@ -10,7 +10,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata, resources
@@ -186,3 +187,20 @@ def generate(schema_path: Path, out_dir: Path) -> list[Path]:
     files = render(schema_path)
     write_files(files, out_dir)
     return [out_dir / f.name for f in files]
+
+
+def generate_many(jobs: Sequence[tuple[Path, Path]]) -> list[list[Path]]:
+    """Several (schema, out_dir) jobs: rendered in parallel processes, then written.
+
+    Rendering is CPU-bound Python (schema checks, libcst) around a datamodel-codegen
+    subprocess, so one process per job is what makes two versions cost about one.
+    Nothing is written unless every job rendered.
+    """
+    if len(jobs) == 1:
+        return [generate(*jobs[0])]
+    workers = min(len(jobs), os.cpu_count() or 1)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        rendered = list(pool.map(render, [schema for schema, _ in jobs]))
+    for files, (_, out_dir) in zip(rendered, jobs, strict=True):
+        write_files(files, out_dir)
+    return [[out / f.name for f in files] for files, (_, out) in zip(rendered, jobs, strict=True)]

@@ -186,8 +186,9 @@ class TagDispatch:
         choices: dict[Hashable, core_schema.CoreSchema] = {
             tag: handler.generate_schema(kind) for tag, kind in self.variants.items()
         }
-        # Dicts carry the wire key; model instances are looked up by attribute.
-        paths: list[list[str | int]] = [[self.wire_key], [self.field_name]]
+        # Instances are found by attribute (serialisation picks the variant that way, so
+        # this path goes first); decoded dicts by their wire key.
+        paths: list[list[str | int]] = [[self.field_name], [self.wire_key]]
         tagged = core_schema.tagged_union_schema(choices, discriminator=paths)
         if self.other is None:
             return tagged
