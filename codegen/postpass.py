@@ -84,6 +84,43 @@ def _pop_decoding_keys(call: cst.Call) -> tuple[cst.Call, list[str]]:
     return call.with_changes(args=args), ordered
 
 
+_CONSTRAINTS = frozenset(
+    {"ge", "gt", "le", "lt", "multiple_of", "min_length", "max_length", "pattern"}
+)
+
+
+def _constrain_member(
+    call: cst.Call, first: cst.SubscriptElement
+) -> tuple[cst.Call, cst.SubscriptElement]:
+    """`Annotated[int | None, Field(ge=0)]` -> `Annotated[Annotated[int, Field(ge=0)] | None, ...]`.
+
+    On a union the constraint would be applied to `None` and MISSING too, which pydantic
+    refuses, so a valid `null` would be rejected (and, with default-on-error, dropped).
+    """
+    moved = [a for a in call.args if a.keyword is not None and a.keyword.value in _CONSTRAINTS]
+    member = first.slice.value if isinstance(first.slice, cst.Index) else None
+    if not moved or not (
+        isinstance(member, cst.BinaryOperation) and isinstance(member.operator, cst.BitOr)
+    ):
+        return call, first
+    left = member
+    while isinstance(left.left, cst.BinaryOperation):  # the leftmost member of a | b | c
+        left = left.left
+    inner = cst.Call(
+        cst.Name("Field"), [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in moved]
+    )
+    constrained = cst.Subscript(
+        cst.Name("Annotated"),
+        [cst.SubscriptElement(cst.Index(left.left)), cst.SubscriptElement(cst.Index(inner))],
+    )
+    member = member.deep_replace(left.left, constrained)
+    assert isinstance(member, cst.BaseExpression)
+    kept = [a for a in call.args if a not in moved]
+    if kept:
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=kept), first.with_changes(slice=cst.Index(member))
+
+
 def _bare_type(annotation: cst.BaseExpression) -> cst.BaseExpression:
     parts = _annotated_parts(annotation)
     if parts is None:
@@ -207,6 +244,7 @@ class _Finisher(cst.CSTTransformer):
                 if value is not None and _is_field_call(value):
                     assert isinstance(value, cst.Call)
                     call, markers = _pop_decoding_keys(value)
+                    call, new_parts[0] = _constrain_member(call, new_parts[0])
                     for arg in call.args:
                         if arg.keyword is not None and arg.keyword.value == "alias":
                             wire_name = _string_value(arg.value) or wire_name

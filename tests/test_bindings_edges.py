@@ -168,3 +168,10 @@ def test_builders_return_new_instances(version: Version) -> None:
         "recipientMessageId": "r",
         "_meta": None,
     }
+
+
+def test_constraints_apply_to_the_value_not_to_null() -> None:
+    # a nullable uint32: null is a value, -1 breaks the constraint (default-on-error: omitted)
+    assert v1.ToolCallLocation.model_validate({"path": "/a", "line": None}).line is None
+    assert v1.ToolCallLocation.model_validate({"path": "/a", "line": 3}).line == 3
+    assert v1.ToolCallLocation.model_validate({"path": "/a", "line": -1}).line is MISSING

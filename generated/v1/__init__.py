@@ -51,10 +51,12 @@ class ReadTextFileRequest(AcpModel):
     ]
     path: Annotated[str, Field(description="Absolute path of the file that will be read.")]
     line: Annotated[
-        int | None | MISSING, Field(description="First line to return, counted from 1.", ge=0)
+        Annotated[int, Field(ge=0)] | None | MISSING,
+        Field(description="First line to return, counted from 1."),
     ] = MISSING
     limit: Annotated[
-        int | None | MISSING, Field(description="Upper bound on how many lines are returned.", ge=0)
+        Annotated[int, Field(ge=0)] | None | MISSING,
+        Field(description="Upper bound on how many lines are returned."),
     ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -73,11 +75,11 @@ class ReadTextFileRequest(AcpModel):
         """Return a copy with `path` set to `value`."""
         return self.model_copy(update={"path": value})
 
-    def with_line(self, value: int | None | MISSING) -> Self:
+    def with_line(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `line` set to `value`."""
         return self.model_copy(update={"line": value})
 
-    def with_limit(self, value: int | None | MISSING) -> Self:
+    def with_limit(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `limit` set to `value`."""
         return self.model_copy(update={"limit": value})
 
@@ -293,9 +295,9 @@ class ToolCallLocation(AcpModel):
 
     path: Annotated[str, Field(description="Absolute path of the file that is read or changed.")]
     line: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
-        Field(description="Optional line within the file, counted from 1.", ge=0),
+        Field(description="Optional line within the file, counted from 1."),
     ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -310,7 +312,7 @@ class ToolCallLocation(AcpModel):
         """Return a copy with `path` set to `value`."""
         return self.model_copy(update={"path": value})
 
-    def with_line(self, value: int | None | MISSING) -> Self:
+    def with_line(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `line` set to `value`."""
         return self.model_copy(update={"line": value})
 
@@ -624,19 +626,17 @@ class StringPropertySchema(AcpModel):
         ),
     ] = MISSING
     min_length: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         Field(
             alias="minLength",
             description="Shortest allowed string length. Optional; leaving it out and `null` both mean there is no lower limit.",
-            ge=0,
         ),
     ] = MISSING
     max_length: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         Field(
             alias="maxLength",
             description="Longest allowed string length. Optional; leaving it out and `null` both mean there is no upper limit.",
-            ge=0,
         ),
     ] = MISSING
     pattern: Annotated[
@@ -688,11 +688,11 @@ class StringPropertySchema(AcpModel):
         """Return a copy with `description` set to `value`."""
         return self.model_copy(update={"description": value})
 
-    def with_min_length(self, value: int | None | MISSING) -> Self:
+    def with_min_length(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `minLength` set to `value`."""
         return self.model_copy(update={"min_length": value})
 
-    def with_max_length(self, value: int | None | MISSING) -> Self:
+    def with_max_length(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `maxLength` set to `value`."""
         return self.model_copy(update={"max_length": value})
 
@@ -2001,19 +2001,19 @@ class Usage(AcpModel):
         int, Field(alias="outputTokens", description="Output tokens summed over all turns.", ge=0)
     ]
     thought_tokens: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
-        Field(alias="thoughtTokens", description="Thinking/reasoning tokens in total.", ge=0),
+        Field(alias="thoughtTokens", description="Thinking/reasoning tokens in total."),
     ] = MISSING
     cached_read_tokens: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
-        Field(alias="cachedReadTokens", description="Tokens read from cache, in total.", ge=0),
+        Field(alias="cachedReadTokens", description="Tokens read from cache, in total."),
     ] = MISSING
     cached_write_tokens: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
-        Field(alias="cachedWriteTokens", description="Tokens written to cache, in total.", ge=0),
+        Field(alias="cachedWriteTokens", description="Tokens written to cache, in total."),
     ] = MISSING
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -2036,15 +2036,15 @@ class Usage(AcpModel):
         """Return a copy with `outputTokens` set to `value`."""
         return self.model_copy(update={"output_tokens": value})
 
-    def with_thought_tokens(self, value: int | None | MISSING) -> Self:
+    def with_thought_tokens(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `thoughtTokens` set to `value`."""
         return self.model_copy(update={"thought_tokens": value})
 
-    def with_cached_read_tokens(self, value: int | None | MISSING) -> Self:
+    def with_cached_read_tokens(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `cachedReadTokens` set to `value`."""
         return self.model_copy(update={"cached_read_tokens": value})
 
-    def with_cached_write_tokens(self, value: int | None | MISSING) -> Self:
+    def with_cached_write_tokens(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `cachedWriteTokens` set to `value`."""
         return self.model_copy(update={"cached_write_tokens": value})
 
@@ -3404,12 +3404,11 @@ class TerminalExitStatus(AcpModel):
     """
 
     exit_code: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
         Field(
             alias="exitCode",
             description="Exit code of the process; may be `null` when a signal ended it.",
-            ge=0,
         ),
     ] = MISSING
     signal: Annotated[
@@ -3428,7 +3427,7 @@ class TerminalExitStatus(AcpModel):
         ),
     ] = MISSING
 
-    def with_exit_code(self, value: int | None | MISSING) -> Self:
+    def with_exit_code(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `exitCode` set to `value`."""
         return self.model_copy(update={"exit_code": value})
 
@@ -3466,12 +3465,11 @@ class WaitForTerminalExitResponse(AcpModel):
     """
 
     exit_code: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
         Field(
             alias="exitCode",
             description="Exit code of the process; may be `null` when a signal ended it.",
-            ge=0,
         ),
     ] = MISSING
     signal: Annotated[
@@ -3490,7 +3488,7 @@ class WaitForTerminalExitResponse(AcpModel):
         ),
     ] = MISSING
 
-    def with_exit_code(self, value: int | None | MISSING) -> Self:
+    def with_exit_code(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `exitCode` set to `value`."""
         return self.model_copy(update={"exit_code": value})
 
@@ -4364,11 +4362,10 @@ class CreateTerminalRequest(AcpModel):
         Field(description="Absolute path of the directory the command runs in."),
     ] = MISSING
     output_byte_limit: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         Field(
             alias="outputByteLimit",
             description="Cap on how many bytes of output are kept. Once output grows past it, the client drops data from the start so that only the most recent output remains. The client MUST cut on a character boundary so the kept output stays a valid string, even if that leaves slightly fewer bytes than the cap.",
-            ge=0,
         ),
     ] = MISSING
     meta: Annotated[
@@ -4400,7 +4397,7 @@ class CreateTerminalRequest(AcpModel):
         """Return a copy with `cwd` set to `value`."""
         return self.model_copy(update={"cwd": value})
 
-    def with_output_byte_limit(self, value: int | None | MISSING) -> Self:
+    def with_output_byte_limit(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `outputByteLimit` set to `value`."""
         return self.model_copy(update={"output_byte_limit": value})
 
@@ -4439,19 +4436,17 @@ class MultiSelectPropertySchema(AcpModel):
         ),
     ] = MISSING
     min_items: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         Field(
             alias="minItems",
             description="Fewest items the user has to pick. Optional; leaving it out and `null` both mean no lower limit.",
-            ge=0,
         ),
     ] = MISSING
     max_items: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         Field(
             alias="maxItems",
             description="Most items the user may pick. Optional; leaving it out and `null` both mean no upper limit.",
-            ge=0,
         ),
     ] = MISSING
     items: Annotated[
@@ -4483,11 +4478,11 @@ class MultiSelectPropertySchema(AcpModel):
         """Return a copy with `description` set to `value`."""
         return self.model_copy(update={"description": value})
 
-    def with_min_items(self, value: int | None | MISSING) -> Self:
+    def with_min_items(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `minItems` set to `value`."""
         return self.model_copy(update={"min_items": value})
 
-    def with_max_items(self, value: int | None | MISSING) -> Self:
+    def with_max_items(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `maxItems` set to `value`."""
         return self.model_copy(update={"max_items": value})
 

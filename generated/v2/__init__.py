@@ -315,11 +315,10 @@ class ToolCallLocation(AcpModel):
         AbsolutePath, Field(description="Absolute path of the file that is read or changed.")
     ]
     line: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=1)] | None | MISSING,
         DefaultOnError(),
         Field(
-            description="Line number in the file, counting from 1. Absent or `null` means no particular line; the value `0` is not allowed.",
-            ge=1,
+            description="Line number in the file, counting from 1. Absent or `null` means no particular line; the value `0` is not allowed."
         ),
     ] = MISSING
     meta: Annotated[
@@ -335,7 +334,7 @@ class ToolCallLocation(AcpModel):
         """Return a copy with `path` set to `value`."""
         return self.model_copy(update={"path": value})
 
-    def with_line(self, value: int | None | MISSING) -> Self:
+    def with_line(self, value: Annotated[int, Field(ge=1)] | None | MISSING) -> Self:
         """Return a copy with `line` set to `value`."""
         return self.model_copy(update={"line": value})
 
@@ -544,19 +543,17 @@ class StringPropertySchema(AcpModel):
         ),
     ] = MISSING
     min_length: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         Field(
             alias="minLength",
             description="Shortest allowed string length. Optional; leaving it out and `null` both mean there is no lower limit.",
-            ge=0,
         ),
     ] = MISSING
     max_length: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         Field(
             alias="maxLength",
             description="Longest allowed string length. Optional; leaving it out and `null` both mean there is no upper limit.",
-            ge=0,
         ),
     ] = MISSING
     pattern: Annotated[
@@ -579,18 +576,16 @@ class StringPropertySchema(AcpModel):
         ),
     ] = MISSING
     enum: Annotated[
-        list[str] | None | MISSING,
+        Annotated[list[str], Field(min_length=1)] | None | MISSING,
         Field(
-            description="Allowed values for a single-select enum without titles; if given, it needs at least one entry. Optional; absent or `null` means `enum` declares no such choices.",
-            min_length=1,
+            description="Allowed values for a single-select enum without titles; if given, it needs at least one entry. Optional; absent or `null` means `enum` declares no such choices."
         ),
     ] = MISSING
     one_of: Annotated[
-        list[EnumOption] | None | MISSING,
+        Annotated[list[EnumOption], Field(min_length=1)] | None | MISSING,
         Field(
             alias="oneOf",
             description="Options with titles for a titled single-select enum; if given, it needs at least one entry. Optional; absent or `null` means `oneOf` declares no such choices.",
-            min_length=1,
         ),
     ] = MISSING
     meta: Annotated[
@@ -610,11 +605,11 @@ class StringPropertySchema(AcpModel):
         """Return a copy with `description` set to `value`."""
         return self.model_copy(update={"description": value})
 
-    def with_min_length(self, value: int | None | MISSING) -> Self:
+    def with_min_length(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `minLength` set to `value`."""
         return self.model_copy(update={"min_length": value})
 
-    def with_max_length(self, value: int | None | MISSING) -> Self:
+    def with_max_length(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `maxLength` set to `value`."""
         return self.model_copy(update={"max_length": value})
 
@@ -630,11 +625,13 @@ class StringPropertySchema(AcpModel):
         """Return a copy with `default` set to `value`."""
         return self.model_copy(update={"default": value})
 
-    def with_enum(self, value: list[str] | None | MISSING) -> Self:
+    def with_enum(self, value: Annotated[list[str], Field(min_length=1)] | None | MISSING) -> Self:
         """Return a copy with `enum` set to `value`."""
         return self.model_copy(update={"enum": value})
 
-    def with_one_of(self, value: list[EnumOption] | None | MISSING) -> Self:
+    def with_one_of(
+        self, value: Annotated[list[EnumOption], Field(min_length=1)] | None | MISSING
+    ) -> Self:
         """Return a copy with `oneOf` set to `value`."""
         return self.model_copy(update={"one_of": value})
 
@@ -1964,30 +1961,27 @@ class Usage(AcpModel):
         int, Field(alias="outputTokens", description="Output token total.", ge=0)
     ]
     thought_tokens: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
         Field(
             alias="thoughtTokens",
             description="Thought/reasoning token total. Absent or `null` means it isn't reported.",
-            ge=0,
         ),
     ] = MISSING
     cached_read_tokens: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
         Field(
             alias="cachedReadTokens",
             description="Total of tokens read from cache. Absent or `null` means it isn't reported.",
-            ge=0,
         ),
     ] = MISSING
     cached_write_tokens: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
         Field(
             alias="cachedWriteTokens",
             description="Total of tokens written to cache. Absent or `null` means it isn't reported.",
-            ge=0,
         ),
     ] = MISSING
     meta: Annotated[
@@ -2011,15 +2005,15 @@ class Usage(AcpModel):
         """Return a copy with `outputTokens` set to `value`."""
         return self.model_copy(update={"output_tokens": value})
 
-    def with_thought_tokens(self, value: int | None | MISSING) -> Self:
+    def with_thought_tokens(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `thoughtTokens` set to `value`."""
         return self.model_copy(update={"thought_tokens": value})
 
-    def with_cached_read_tokens(self, value: int | None | MISSING) -> Self:
+    def with_cached_read_tokens(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `cachedReadTokens` set to `value`."""
         return self.model_copy(update={"cached_read_tokens": value})
 
-    def with_cached_write_tokens(self, value: int | None | MISSING) -> Self:
+    def with_cached_write_tokens(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `cachedWriteTokens` set to `value`."""
         return self.model_copy(update={"cached_write_tokens": value})
 
@@ -4543,12 +4537,10 @@ class Annotations(AcpModel):
         ),
     ] = MISSING
     priority: Annotated[
-        float | None | MISSING,
+        Annotated[float, Field(ge=0.0, le=1.0)] | None | MISSING,
         DefaultOnError(),
         Field(
-            description="How important this content is relative to others when a client decides what to show. Absent and `null` mean the same: no priority is given.",
-            ge=0.0,
-            le=1.0,
+            description="How important this content is relative to others when a client decides what to show. Absent and `null` mean the same: no priority is given."
         ),
     ] = MISSING
     meta: Annotated[
@@ -4568,7 +4560,9 @@ class Annotations(AcpModel):
         """Return a copy with `lastModified` set to `value`."""
         return self.model_copy(update={"last_modified": value})
 
-    def with_priority(self, value: float | None | MISSING) -> Self:
+    def with_priority(
+        self, value: Annotated[float, Field(ge=0.0, le=1.0)] | None | MISSING
+    ) -> Self:
         """Return a copy with `priority` set to `value`."""
         return self.model_copy(update={"priority": value})
 
@@ -4820,11 +4814,10 @@ class ResourceLink(AcpModel):
         ),
     ] = MISSING
     size: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         DefaultOnError(),
         Field(
-            description="Byte size of the linked resource when it is known. Absent or `null` means the size is unknown.",
-            ge=0,
+            description="Byte size of the linked resource when it is known. Absent or `null` means the size is unknown."
         ),
     ] = MISSING
     annotations: Annotated[
@@ -4867,7 +4860,7 @@ class ResourceLink(AcpModel):
         """Return a copy with `mimeType` set to `value`."""
         return self.model_copy(update={"mime_type": value})
 
-    def with_size(self, value: int | None | MISSING) -> Self:
+    def with_size(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `size` set to `value`."""
         return self.model_copy(update={"size": value})
 
@@ -5105,19 +5098,17 @@ class MultiSelectPropertySchema(AcpModel):
         ),
     ] = MISSING
     min_items: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         Field(
             alias="minItems",
             description="Fewest items the user has to pick. Optional; leaving it out and `null` both mean no lower limit.",
-            ge=0,
         ),
     ] = MISSING
     max_items: Annotated[
-        int | None | MISSING,
+        Annotated[int, Field(ge=0)] | None | MISSING,
         Field(
             alias="maxItems",
             description="Most items the user may pick. Optional; leaving it out and `null` both mean no upper limit.",
-            ge=0,
         ),
     ] = MISSING
     items: Annotated[
@@ -5149,11 +5140,11 @@ class MultiSelectPropertySchema(AcpModel):
         """Return a copy with `description` set to `value`."""
         return self.model_copy(update={"description": value})
 
-    def with_min_items(self, value: int | None | MISSING) -> Self:
+    def with_min_items(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `minItems` set to `value`."""
         return self.model_copy(update={"min_items": value})
 
-    def with_max_items(self, value: int | None | MISSING) -> Self:
+    def with_max_items(self, value: Annotated[int, Field(ge=0)] | None | MISSING) -> Self:
         """Return a copy with `maxItems` set to `value`."""
         return self.model_copy(update={"max_items": value})
 
