@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import nox
 
 nox.options.sessions = ["tests", "lint", "typecheck"]
@@ -41,6 +43,7 @@ def typecheck(session: nox.Session) -> None:
     """
     session.install("-e", ".[dev]")
     target = session.create_tmp() + "/site"
+    shutil.rmtree(target, ignore_errors=True)  # pip --target does not replace old files
     session.run("pip", "install", "--quiet", "--no-deps", "--target", target, ".")
     session.run("mypy", "--strict", "-p", "acp_schema", env={"MYPYPATH": target}, external=False)
 

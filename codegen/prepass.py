@@ -239,7 +239,9 @@ class _Prepass:
                 union.other = name + "Other"
                 variants[index] = self.add_def(union.other, other)
             else:
-                variants[index] = self.name_variant(name, variant, tag[1], tag_property)
+                variants[index] = self.name_variant(
+                    name, variant, tag[1], tag_property, tag_default=decode_by_tag
+                )
                 union.variants[tag[1]] = _ref_name(variants[index]["$ref"])
         if decode_by_tag:
             self.unions[name] = union
@@ -255,6 +257,8 @@ class _Prepass:
         which combinations are valid stays the schema's business.
         """
         declared: JSON = node["properties"]
+        own = set(declared)
+        added: dict[str, list[Any]] = {}
         for variant in node.pop(key):
             if not isinstance(variant, dict):
                 continue
@@ -266,7 +270,12 @@ class _Prepass:
                 sources.append(self.defs[_ref_name(variant["$ref"])])
             for source in sources:
                 for prop, sub in (source.get("properties") or {}).items():
-                    declared.setdefault(prop, sub)
+                    if prop not in own and sub not in added.setdefault(prop, []):
+                        added[prop].append(sub)
+        # The object's own declaration of a property wins; a property that alternatives
+        # declare differently (a boolean here, an ID there) takes any of their types.
+        for prop, subs in added.items():
+            declared[prop] = subs[0] if len(subs) == 1 else {"anyOf": subs}
         node.pop("discriminator", None)
 
     def push_down_properties(self, node: JSON, key: str) -> None:
@@ -281,13 +290,18 @@ class _Prepass:
             body["properties"] = {**shared.get("properties", {}), **body.get("properties", {})}
             body["required"] = [*shared.get("required", []), *body.get("required", [])]
 
-    def name_variant(self, union: str, variant: JSON, tag: str, prop: str) -> dict[str, str]:
+    def name_variant(
+        self, union: str, variant: JSON, tag: str, prop: str, *, tag_default: bool
+    ) -> dict[str, str]:
         variant = copy.deepcopy(variant)
         tag_schema = variant["properties"][prop]
-        # A default (and not `required`, which would make the generator drop it) lets users
-        # leave the tag out; it is still always encoded, and the union still needs it.
-        tag_schema["default"] = tag
-        variant["required"] = [r for r in variant.get("required", []) if r != prop]
+        if tag_default:
+            # A default (and not `required`, which would make the generator drop it) lets
+            # users leave the tag out; it is still always encoded, and the union still
+            # dispatches on it. Not for a union with an untagged fallback shape: there only
+            # the tag tells a variant from the fallback, so it stays required.
+            tag_schema["default"] = tag
+            variant["required"] = [r for r in variant.get("required", []) if r != prop]
         base = _sole_ref(variant, {"type", "properties", "required", "description", "title"})
         only_tag = set(variant["properties"]) == {prop}
         wanted = pascal(tag)
@@ -303,6 +317,8 @@ class _Prepass:
                 for member in members or [base]:
                     target = self.defs[member]
                     target["properties"] = {prop: tag_schema, **target.get("properties", {})}
+                    if not tag_default:
+                        target["required"] = [prop, *target.get("required", [])]
                 if members is not None or "properties" in self.defs[base]:
                     return {"$ref": f"#/$defs/{base}"}
         variant.pop("title", None)

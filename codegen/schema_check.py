@@ -120,6 +120,11 @@ class SchemaError(Exception):
         self.unusable = unusable  # True: nothing could be checked at all
         super().__init__(self.path, self.problems, unusable)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt by keyword: `generate` renders versions in worker processes and the error
+        # has to cross back intact (the default pickling passes `unusable` positionally).
+        return (_rebuild_schema_error, (self.path, self.problems, self.unusable))
+
     def lines(self) -> list[str]:
         """One ``PATH: #/pointer: message`` line per problem (no pointer if unusable)."""
         if self.unusable:
@@ -128,6 +133,10 @@ class SchemaError(Exception):
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+
+def _rebuild_schema_error(path: str, problems: tuple[Problem, ...], unusable: bool) -> SchemaError:
+    return SchemaError(path, problems, unusable=unusable)
 
 
 # --- reading -------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import importlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, TypeVar, cast
 
 from pydantic import MISSING, BaseModel, ValidationError
 
@@ -291,7 +291,8 @@ class _Codec:
             else:
                 envelope = self.envelope.model_validate_json(message)
         except ValidationError as error:
-            raise self.explain(message, error) from None
+            problem = self.explain(message, error)
+            raise problem from problem.__cause__
         if "id" in envelope.__pydantic_fields_set__:
             raise UpdateDecodeError(NOT_A_REQUEST)
         return envelope.params
@@ -306,7 +307,9 @@ class _Codec:
             try:
                 data = json.loads(message)
             except ValueError as bad_json:  # JSONDecodeError or UnicodeDecodeError
-                return UpdateDecodeError(f"invalid JSON: {bad_json}")
+                problem = UpdateDecodeError(f"invalid JSON: {bad_json}")
+                problem.__cause__ = bad_json
+                return problem
         if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
             return UpdateDecodeError("not a JSON-RPC 2.0 message object")
         if "method" not in data:
@@ -392,10 +395,12 @@ class TranscriptStore:
         kind = message.__class__
         # Exact type checks first: isinstance on a pydantic class runs Python code.
         if kind is bytes or kind is str:
+            raw = cast("str | bytes", message)
             try:
-                envelope = self._validate_json(message)
+                envelope = self._validate_json(raw)
             except ValidationError as error:
-                raise self._codec.explain(message, error) from None  # type: ignore[arg-type]
+                problem = self._codec.explain(raw, error)
+                raise problem from problem.__cause__
             if "id" in envelope.__pydantic_fields_set__:
                 raise UpdateDecodeError(NOT_A_REQUEST)
             params: Any = envelope.params

@@ -189,3 +189,15 @@ def test_reference_schemas_generate_and_import(
         assert "sender_session_id" in chunk_fields  # the old API, as migrations expect it
     else:
         assert chunk_fields == {"session_update", "message_id", "content", "meta"}
+
+
+def test_a_broken_schema_among_several_reports_its_problems(tmp_path: Path) -> None:
+    from acp_schema.codegen.generate import generate_many
+
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"$defs": {"A": {"$ref": "#/$defs/Nope"}}}')
+    out_a, out_b = tmp_path / "a", tmp_path / "b"
+    with pytest.raises(SchemaError) as caught:
+        generate_many([(broken, out_a), (broken, out_b)])
+    assert "#/$defs/A" in str(caught.value)
+    assert not out_a.exists() and not out_b.exists()

@@ -925,7 +925,7 @@ class StringMultiSelectItems(AcpModel):
     Item schema for a multiple-choice enum whose values are strings.
     """
 
-    type: Literal["string"] = "string"
+    type: Literal["string"]
     enum: Annotated[list[str], Field(description="Values that may be chosen.")]
     meta: Annotated[
         dict[str, Any] | None | MISSING,
@@ -1373,7 +1373,7 @@ class AuthMethodTerminal(AcpModel):
     Authentication in a terminal: the client launches the configured agent program as its own interactive process so the user can sign in through a text UI. Agents MUST offer this method only if the client turned on its terminal authentication capability. Exiting with status zero means success, and any other kind of termination means failure. This method MUST NOT be sent by the client in an `authenticate` call.
     """
 
-    type: Literal["terminal"] = "terminal"
+    type: Literal["terminal"]
     id: Annotated[
         AuthMethodId,
         Field(description="Identifier that uniquely names this authentication method."),
@@ -2957,7 +2957,7 @@ class McpServerHttp(AcpModel):
     Settings for talking to an MCP server over HTTP.
     """
 
-    type: Literal["http"] = "http"
+    type: Literal["http"]
     name: Annotated[str, Field(description="Display name for this MCP server, meant for people.")]
     url: Annotated[str, Field(description="Address of the MCP server.")]
     headers: Annotated[
@@ -2996,7 +2996,7 @@ class McpServerSse(AcpModel):
     Settings for talking to an MCP server over SSE.
     """
 
-    type: Literal["sse"] = "sse"
+    type: Literal["sse"]
     name: Annotated[str, Field(description="Display name for this MCP server, meant for people.")]
     url: Annotated[str, Field(description="Address of the MCP server.")]
     headers: Annotated[
@@ -3037,7 +3037,7 @@ class McpServerAcp(AcpModel):
     Settings for an MCP server that an ACP component provides and that communicates via `mcp/message` over the ACP connection.
     """
 
-    type: Literal["acp"] = "acp"
+    type: Literal["acp"]
     name: Annotated[str, Field(description="Display name for this MCP server, meant for people.")]
     server_id: Annotated[
         McpServerAcpId,
@@ -3278,7 +3278,7 @@ class SetSessionConfigOptionRequest(AcpModel):
         ),
     ] = MISSING
     type: Literal["boolean"] | MISSING = MISSING
-    value: Annotated[bool | MISSING, Field(description="New boolean setting.")] = MISSING
+    value: bool | SessionConfigValueId | MISSING = MISSING
 
     def with_session_id(self, value: SessionId) -> Self:
         """Return a copy with `sessionId` set to `value`."""
@@ -3296,7 +3296,7 @@ class SetSessionConfigOptionRequest(AcpModel):
         """Return a copy with `type` set to `value`."""
         return self.model_copy(update={"type": value})
 
-    def with_value(self, value: bool | MISSING) -> Self:
+    def with_value(self, value: bool | SessionConfigValueId | MISSING) -> Self:
         """Return a copy with `value` set to `value`."""
         return self.model_copy(update={"value": value})
 

@@ -844,7 +844,7 @@ class StringMultiSelectItems(AcpModel):
     Item schema for a multiple-choice enum whose values are strings.
     """
 
-    type: Literal["string"] = "string"
+    type: Literal["string"]
     enum: Annotated[
         list[str], Field(description="Permitted values; at least one is required.", min_length=1)
     ]

@@ -1,0 +1,150 @@
+"""Write a schema diff for people (text), machines (JSON) or a changelog (Markdown), and
+decide ``--fail-on``."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .diff_verdicts import BREAKING, COMPATIBLE, UNKNOWN
+from .schema_diff import Change, DiffReport
+
+MIGRATE_COMMAND = "acp-schema migrate"
+
+
+def _breaks_api(change: Change) -> bool:
+    return change.api != COMPATIBLE
+
+
+def _breaks_wire(change: Change) -> bool:
+    return change.old_reads_new != COMPATIBLE or change.new_reads_old != COMPATIBLE
+
+
+def _breaks(change: Change) -> bool:
+    return _breaks_api(change) or _breaks_wire(change)
+
+
+# `unknown` counts as failing: CI should stop on what the tool could not judge.
+FAIL_ON: Mapping[str, Callable[[DiffReport], bool]] = {
+    "api": lambda report: any(_breaks_api(c) for c in report.changes),
+    "wire": lambda report: any(_breaks_wire(c) for c in report.changes),
+    "breaking": lambda report: any(_breaks(c) for c in report.changes),
+    "any": lambda report: bool(report.changes),
+}
+
+
+def summary(changes: Iterable[Change]) -> dict[str, Any]:
+    changes = list(changes)
+    return {
+        "changes": len(changes),
+        "api_breaking": sum(c.api == BREAKING for c in changes),
+        "wire_breaking_old_reads_new": sum(c.old_reads_new == BREAKING for c in changes),
+        "wire_breaking_new_reads_old": sum(c.new_reads_old == BREAKING for c in changes),
+        "unknown": sum(UNKNOWN in (c.api, c.old_reads_new, c.new_reads_old) for c in changes),
+        "by_kind": dict(sorted(Counter(c.kind for c in changes).items())),
+        "codemods": sorted({c.codemod for c in changes if c.codemod}),
+    }
+
+
+def to_json(report: DiffReport) -> dict[str, Any]:
+    return {
+        "old": report.old,
+        "new": report.new,
+        "summary": summary(report.changes),
+        "changes": [c.to_json() for c in report.changes],
+        "warnings": report.warnings,
+    }
+
+
+def render_report(report: DiffReport, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return "\n".join(_markdown(report)) + "\n"
+    return "\n".join(_text(report)) + "\n"
+
+
+def _totals(report: DiffReport) -> str:
+    counts = summary(report.changes)
+    if not counts["changes"]:
+        return "no structural changes"
+    return (
+        f"{counts['changes']} change(s): {counts['api_breaking']} break the Python API, "
+        f"{counts['wire_breaking_old_reads_new']} break old decoders reading new messages, "
+        f"{counts['wire_breaking_new_reads_old']} break new decoders reading old messages, "
+        f"{counts['unknown']} not judged"
+    )
+
+
+_VERDICTS: Mapping[str, str] = {BREAKING: "BREAKING", UNKNOWN: "unknown", COMPATIBLE: "ok"}
+
+
+def _verdict(value: str) -> str:
+    return _VERDICTS[value]
+
+
+def _text(report: DiffReport) -> list[str]:
+    lines = [f"Schema diff: {report.old} -> {report.new}", _totals(report)]
+    codemods = summary(report.changes)["codemods"]
+    if codemods:
+        lines.append(f"Codemods that cover changes: {', '.join(codemods)} ({MIGRATE_COMMAND})")
+    lines += [f"warning: {w}" for w in report.warnings]
+    current = None
+    for change in report.changes:
+        if change.definition != current:
+            current = change.definition
+            lines += ["", current]
+        sides = _sides(change)
+        label = change.location or "(definition)"
+        lines.append(f"  {change.kind}: {label}" + (f"  [{sides}]" if sides else ""))
+        verdicts = (
+            f"API {_verdict(change.api)}; wire: old reads new {_verdict(change.old_reads_new)}, "
+            f"new reads old {_verdict(change.new_reads_old)}"
+        )
+        if change.codemod:
+            verdicts += f"; codemod: {change.codemod} ({MIGRATE_COMMAND})"
+        lines.append(f"    {verdicts}")
+        if change.note:
+            lines.append(f"    {change.note}")
+    return lines
+
+
+def _sides(change: Change) -> str:
+    """`old -> new`; a missing side shows as (none) where the kind says both exist."""
+    if change.kind.endswith("-changed"):
+        return f"{change.old or '(none)'} -> {change.new or '(none)'}"
+    if change.old is not None and change.new is not None:
+        return f"{change.old} -> {change.new}"
+    return change.old or change.new or ""
+
+
+def _cell(text: str | None) -> str:
+    return (text or "").replace("|", "\\|")
+
+
+def _markdown(report: DiffReport) -> list[str]:
+    lines = [f"## Schema changes: {report.old} -> {report.new}", "", _totals(report) + "."]
+    lines += [f"> warning: {w}" for w in report.warnings]
+    groups = [
+        ("Breaking changes", [c for c in report.changes if _breaks(c)]),
+        ("Compatible changes", [c for c in report.changes if not _breaks(c)]),
+    ]
+    for title, changes in groups:
+        if not changes:
+            continue
+        lines += [
+            "",
+            f"### {title}",
+            "",
+            "| where | change | old | new | old reads new | new reads old | API | codemod |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for c in changes:
+            codemod = f"`{c.codemod}`" if c.codemod else ""
+            lines.append(
+                f"| `{_cell(c.where)}` | {c.kind} | {_cell(c.old)} | {_cell(c.new)} | "
+                f"{c.old_reads_new} | {c.new_reads_old} | {c.api} | {codemod} |"
+            )
+    return lines

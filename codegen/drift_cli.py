@@ -1,0 +1,170 @@
+"""Command line of the drift tools: ``acp-schema check`` and ``acp-schema diff``.
+
+Only argparse wiring lives here; the handlers import their modules when they run, so
+``acp-schema --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .cli import Subparsers
+
+EXIT_UNUSABLE = 2
+VERSIONS = ("v1", "v2")
+
+
+# --- check -------------------------------------------------------------------------------
+
+
+def register_check(commands: Subparsers) -> None:
+    check = commands.add_parser(
+        "check",
+        help="fail when the committed bindings do not match their schemas",
+        description="Check that generated/v1 and generated/v2 match the bundled schemas and "
+        "the installed datamodel-code-generator. The default fast path reads the schema "
+        "digest and generator version from each file's header; --full renders the bindings "
+        "in memory and compares every byte. Exit 0 in sync, 1 drift, 2 unusable input.",
+    )
+    check.add_argument(
+        "versions",
+        nargs="*",
+        metavar="VERSION",
+        help="protocol versions to check: v1, v2 (default: both)",
+    )
+    check.add_argument(
+        "--full", action="store_true", help="render and compare every byte (a few s per version)"
+    )
+    check.add_argument(
+        "--generated",
+        type=Path,
+        metavar="DIR",
+        help="root holding the v1/ and v2/ binding packages (default: the installed ones)",
+    )
+    check.add_argument(
+        "--schema-dir",
+        type=Path,
+        metavar="DIR",
+        help="root holding v1/schema.unstable.json and v2/... (default: the bundled ones)",
+    )
+    check.add_argument(
+        "--schema", type=Path, metavar="PATH", help="with --out: check one schema file..."
+    )
+    check.add_argument(
+        "--out", type=Path, metavar="DIR", help="...against this binding package directory"
+    )
+    check.set_defaults(func=_check)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from . import drift
+
+    if (args.schema is None) != (args.out is None):
+        return _usage("check", "--schema and --out go together")
+    if args.schema is not None and (args.versions or args.generated or args.schema_dir):
+        return _usage("check", "give --schema/--out, or versions with --generated/--schema-dir")
+    unknown = [v for v in args.versions if v not in VERSIONS]
+    if unknown:
+        return _usage("check", f"unknown protocol version {unknown[0]!r} (known: v1, v2)")
+    if args.schema is not None:
+        targets = [drift.file_target(args.schema, args.out)]
+    else:
+        targets = drift.version_targets(
+            args.versions or VERSIONS, schema_dir=args.schema_dir, generated_dir=args.generated
+        )
+    reports = drift.check(targets, full=args.full)
+    bundled = args.schema is None and args.generated is None and args.schema_dir is None
+    print("\n".join(drift.report_lines(reports, bundled=bundled)))
+    return drift.exit_code(reports)
+
+
+# --- diff --------------------------------------------------------------------------------
+
+
+def register_diff(commands: Subparsers) -> None:
+    diff = commands.add_parser(
+        "diff",
+        help="what changed between two ACP schemas, and what it breaks",
+        description="Structural diff of two ACP schemas (files, or the bundled v1/v2). Each "
+        "change is classified for the wire (can an OLD decoder read NEW messages, and the "
+        "reverse) and for the Python API of the bindings, and names the codemod that "
+        "covers it. With --upstream VERSION, compares the bundled schema of one protocol "
+        "version with the one published in @agentclientprotocol/sdk VERSION (fetched with "
+        "npm once, then cached). Exit 0, or 1 with --fail-on when a change of that class "
+        "exists; 2 for unusable input.",
+    )
+    diff.add_argument(
+        "schemas",
+        nargs="+",
+        metavar="SCHEMA",
+        help="OLD NEW: schema files or bundled versions (v1, v2); with --upstream: one version",
+    )
+    diff.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text for people (default), json for machines, markdown for a changelog",
+    )
+    diff.add_argument(
+        "--fail-on",
+        choices=("breaking", "api", "wire", "any"),
+        help="exit 1 if a change of this class exists (breaking = api or wire)",
+    )
+    diff.add_argument(
+        "--descriptions",
+        action="store_true",
+        help="also report description and title changes (never breaking)",
+    )
+    diff.add_argument(
+        "--upstream",
+        metavar="NPM_VERSION",
+        help="compare the bundled schema with @agentclientprotocol/sdk at this version",
+    )
+    diff.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help="cache for --upstream (default: $ACP_SCHEMA_CACHE, else "
+        "$XDG_CACHE_HOME/acp-schema, else ~/.cache/acp-schema)",
+    )
+    diff.set_defaults(func=_diff)
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .diff_report import FAIL_ON, render_report
+    from .schema_check import SchemaError
+    from .schema_diff import SchemaInput, diff_files, resolve_input
+    from .upstream import UpstreamError, upstream_schema
+
+    try:
+        if args.upstream is not None:
+            if len(args.schemas) != 1 or args.schemas[0] not in VERSIONS:
+                return _usage("diff", "with --upstream give one protocol version: v1 or v2")
+            version = args.schemas[0]
+            old = resolve_input(version)
+            fetched = upstream_schema(args.upstream, version, cache_dir=args.cache_dir)
+            new = SchemaInput(f"@agentclientprotocol/sdk {args.upstream} {version}", fetched)
+        else:
+            if len(args.schemas) != 2:
+                return _usage("diff", "give two schemas: OLD NEW")
+            old, new = (resolve_input(s) for s in args.schemas)
+        report = diff_files(old, new, descriptions=args.descriptions)
+    except SchemaError as err:
+        print("\n".join(err.lines()), file=sys.stderr)
+        return EXIT_UNUSABLE
+    except (UpstreamError, ValueError) as exc:
+        print(f"acp-schema diff: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    sys.stdout.write(render_report(report, args.format))
+    if args.fail_on is not None and FAIL_ON[args.fail_on](report):
+        return 1
+    return 0
+
+
+def _usage(command: str, message: str) -> int:
+    print(f"acp-schema {command}: {message}", file=sys.stderr)
+    return EXIT_UNUSABLE

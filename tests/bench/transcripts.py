@@ -1,0 +1,244 @@
+"""Transcript store throughput: raw JSON lines -> decode + apply + link, against decode alone.
+
+The log is generated deterministically (seeded): 50 transcripts, session messages whose
+outgoing and incoming views are streamed as chunks, with participants and references sent
+up front or late by metadata-only upserts, whole snapshots, `_meta` patches, a few views
+never reported (pending links) or with disagreeing references (conflicts), and other
+session/update kinds mixed in. Both sides read the same bytes in the same run:
+
+- decode only: the v2 bindings' `UpdateSessionNotification` inside a JSON-RPC envelope
+  model defined here, `model_validate_json` per line;
+- store: `TranscriptStore("v2").apply(line)` then `link()` of the entry it touched.
+
+Target: the store runs at >= 0.5x the decode-only rate. Two context rows help read the
+ratio: decoding while keeping every session message's content blocks alive (the least any
+store that holds the decoded content pays: allocation and cyclic-GC work grow with what is
+kept, which decode-only never pays), and the store with the cyclic collector paused
+(a diagnostic of how much of the gap is collector work, not a way to run). Peak memory
+comes from separate tracemalloc runs (tracing slows everything, so it is not timed).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import time
+import tracemalloc
+from collections import Counter
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from acp_schema import v2
+from acp_schema.transcripts import TranscriptStore
+
+UPDATES = 100_000
+SESSIONS = 50
+SEED = 20_251_130
+REPEATS = 3
+TARGET = 0.5
+
+WORDS = (
+    "please", "check", "the", "failing", "tests", "in", "the", "parser", "module", "and",
+    "report", "back", "with", "a", "short", "summary", "of", "what", "you", "changed",
+    "why", "fix", "is", "safe",
+)  # fmt: skip
+
+
+class SessionUpdateMessage(BaseModel):
+    """A whole JSON-RPC `session/update` notification, for the decode-only baseline."""
+
+    jsonrpc: Literal["2.0"]
+    method: Literal["session/update"]
+    params: v2.UpdateSessionNotification
+
+
+def _text(rng: random.Random, low: int, high: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high)))
+
+
+def _line(session_id: str, update: dict[str, Any]) -> bytes:
+    message = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": session_id, "update": update},
+    }
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
+def _view(
+    rng: random.Random,
+    session_id: str,
+    message_id: str,
+    identity: dict[str, str],
+    reference: dict[str, str],
+) -> list[bytes]:
+    """The updates of one view, in the order the Agent sends them."""
+    updates: list[dict[str, Any]] = []
+    upsert = {"sessionUpdate": "session_message", "messageId": message_id}
+    if rng.random() < 0.5:  # participants up front, the reference maybe late
+        early = {**identity, **(reference if rng.random() < 0.5 else {})}
+        updates.append({**upsert, **early})
+    texts = [_text(rng, 2, 8) for _ in range(rng.randint(2, 8))]
+    for text in texts:
+        chunk: dict[str, Any] = {
+            "sessionUpdate": "session_message_chunk",
+            "messageId": message_id,
+            "content": {"type": "text", "text": text},
+        }
+        if rng.random() < 0.1:
+            chunk["_meta"] = {"seq": len(updates)}
+        updates.append(chunk)
+    # A metadata-only upsert: whatever identity was not sent yet (or all of it again).
+    late: dict[str, Any] = {**upsert, **identity, **reference}
+    if rng.random() < 0.3:
+        late["_meta"] = {"trace": rng.randrange(1000), "done": None}
+    updates.insert(rng.randint(1, len(updates)), late)
+    if rng.random() < 0.2:  # a whole snapshot replaces the streamed content
+        snapshot = [{"type": "text", "text": " ".join(texts)}]
+        updates.append({**upsert, "content": snapshot})
+    return [_line(session_id, u) for u in updates]
+
+
+def _other(rng: random.Random, session_id: str) -> bytes:
+    kind = rng.choice(("agent_message_chunk", "agent_thought_chunk", "user_message_chunk"))
+    content = {"type": "text", "text": _text(rng, 2, 10)}
+    update = {"sessionUpdate": kind, "messageId": f"m{rng.randrange(500)}", "content": content}
+    return _line(session_id, update)
+
+
+def generate_log(updates: int = UPDATES, seed: int = SEED) -> list[bytes]:
+    """Deterministic raw lines: many messages' views interleaved, each in its own order."""
+    rng = random.Random(seed)
+    sessions = [f"sess-{n:02d}" for n in range(SESSIONS)]
+    streams: list[list[bytes]] = []
+    lines: list[bytes] = []
+    serial = 0
+    while len(lines) < updates:
+        while len(streams) < 40:  # about 40 views streaming at any time
+            serial += 1
+            sender, recipient = rng.sample(sessions, 2)
+            out_id, in_id = f"out-{serial}", f"in-{serial}"
+            identity = {"senderSessionId": sender, "recipientSessionId": recipient}
+            conflicting = rng.random() < 0.01
+            streams.append(_view(rng, sender, out_id, identity, {"recipientMessageId": in_id}))
+            if rng.random() < 0.9:  # the rest stay pending: the incoming view never comes
+                named = f"out-{serial}x" if conflicting else out_id
+                streams.append(_view(rng, recipient, in_id, identity, {"senderMessageId": named}))
+        if rng.random() < 0.15:
+            lines.append(_other(rng, rng.choice(sessions)))
+            continue
+        stream = rng.choice(streams)
+        lines.append(stream.pop(0))
+        if not stream:
+            streams.remove(stream)
+    return lines[:updates]
+
+
+def _decode_only(lines: list[bytes]) -> None:
+    validate = SessionUpdateMessage.model_validate_json
+    for line in lines:
+        validate(line)
+
+
+def _decode_and_keep(lines: list[bytes]) -> list[object]:
+    validate = SessionUpdateMessage.model_validate_json
+    kept: list[object] = []
+    for line in lines:
+        update = validate(line).params.update
+        if isinstance(update, (v2.SessionMessage, v2.SessionMessageChunk)):
+            kept.append(update.content)
+    return kept
+
+
+def _store_run(lines: list[bytes]) -> TranscriptStore:
+    store = TranscriptStore("v2")
+    apply, link = store.apply, store.link
+    for line in lines:
+        entry = apply(line)
+        if entry is not None:
+            link(entry.session_id, entry.message_id)
+    return store
+
+
+def _json_loads(lines: list[bytes]) -> None:
+    loads = json.loads
+    for line in lines:
+        loads(line)
+
+
+def _store_run_gc_paused(lines: list[bytes]) -> TranscriptStore:
+    gc.disable()
+    try:
+        return _store_run(lines)
+    finally:
+        gc.enable()
+
+
+def _seconds(run: Callable[[list[bytes]], object], lines: list[bytes]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    result = run(lines)
+    elapsed = time.perf_counter() - start
+    del result  # freed outside the timed part, like the baselines' nothing
+    return elapsed
+
+
+def _peak_bytes(run: Callable[[list[bytes]], object], lines: list[bytes]) -> tuple[int, int]:
+    """(peak, still held after the run) while `run` keeps its result alive."""
+    gc.collect()
+    tracemalloc.start()
+    result = run(lines)
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del result
+    return peak, current
+
+
+def main() -> None:
+    lines = generate_log()
+    size = sum(len(line) for line in lines)
+    print(
+        f"{len(lines):,} session/update lines ({size / 1e6:.1f} MB), {SESSIONS} transcripts, "
+        f"seed {SEED}; best of {REPEATS}"
+    )
+    decode, store = "decode only (v2 envelope model)", "store: decode + apply + link"
+    runs: dict[str, Callable[[list[bytes]], object]] = {
+        "json.loads (context)": _json_loads,
+        decode: _decode_only,
+        "decode + keep content (context)": _decode_and_keep,
+        store: _store_run,
+        "store, GC paused (diagnostic)": _store_run_gc_paused,
+    }
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(REPEATS):  # interleaved, so that machine noise hits all sides alike
+        for name, run in runs.items():
+            best[name] = min(best[name], _seconds(run, lines))
+    decode_rate = len(lines) / best[decode]
+
+    print(f"\n{'what':<34} {'updates/s':>12} {'x decode':>9}")
+    for name, seconds in best.items():
+        rate = len(lines) / seconds
+        print(f"{name:<34} {rate:>12,.0f} {rate / decode_rate:>9.2f}")
+
+    print(f"\n{'peak memory (tracemalloc)':<34} {'peak MB':>12} {'held MB':>9}")
+    for name, run in ((decode, _decode_only), ("decode + keep content", _decode_and_keep)):
+        peak, held = _peak_bytes(run, lines)
+        print(f"{name:<34} {peak / 1e6:>12.1f} {held / 1e6:>9.1f}")
+    peak, held = _peak_bytes(_store_run, lines)
+    print(f"{store:<34} {peak / 1e6:>12.1f} {held / 1e6:>9.1f}")
+
+    final = _store_run(lines)
+    states = Counter(
+        link.state
+        for entry in final
+        if (link := final.link(entry.session_id, entry.message_id)) is not None
+    )
+    summary = ", ".join(f"{state} {count:,}" for state, count in sorted(states.items()))
+    print(f"\n{len(final):,} entries in {len(final.transcripts())} transcripts: {summary}")
+
+    ratio = best[decode] / best[store]
+    verdict = "met" if ratio >= TARGET else "NOT met"
+    print(f"store / decode-only = {ratio:.2f} (target >= {TARGET}: {verdict})")

@@ -1,0 +1,268 @@
+"""Behaviour of ``acp-schema check`` (acp_schema.codegen.drift, drift_cli).
+
+Every test works on a temporary tree: a copy of the bundled v1 schema and bindings freshly
+rendered from it. One render is shared by the module (rendering takes seconds); `--full`
+reuses it whenever the schema bytes are the bundled ones.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from acp_schema.codegen import drift, generate
+from acp_schema.codegen.cli import main
+from acp_schema.codegen.generate import GeneratedFile
+
+
+@dataclass(frozen=True)
+class Tree:
+    schema_dir: Path
+    generated: Path
+
+    @property
+    def schema(self) -> Path:
+        return self.schema_dir / "v1" / drift.SCHEMA_FILE
+
+    @property
+    def out(self) -> Path:
+        return self.generated / "v1"
+
+    def args(self, *extra: str) -> list[str]:
+        roots = ["--schema-dir", str(self.schema_dir), "--generated", str(self.generated)]
+        return ["check", "v1", *roots, *extra]
+
+
+@pytest.fixture(scope="module")
+def rendered() -> list[GeneratedFile]:
+    return generate.render(generate.bundled_schema("v1"))
+
+
+@pytest.fixture
+def tree(tmp_path: Path, rendered: list[GeneratedFile], monkeypatch: pytest.MonkeyPatch) -> Tree:
+    bundled = generate.bundled_schema("v1")
+    tree = Tree(tmp_path / "schema", tmp_path / "generated")
+    tree.schema.parent.mkdir(parents=True)
+    shutil.copyfile(bundled, tree.schema)
+    generate.write_files(rendered, tree.out)
+    real_render = generate.render
+    original = bundled.read_bytes()
+
+    def render(path: Path) -> list[GeneratedFile]:
+        return rendered if Path(path).read_bytes() == original else real_render(path)
+
+    monkeypatch.setattr(generate, "render", render)
+    return tree
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(args)
+    return code, capsys.readouterr().out
+
+
+# --- the header and file lists agree with the generator ----------------------------------
+
+
+def test_header_written_by_the_generator_parses() -> None:
+    digest = "ab" * 32
+    parsed = drift.parse_header(generate.header("schema.unstable.json", digest) + "\n\nx = 1\n")
+    assert parsed == drift.Header(
+        "schema.unstable.json", metadata.version("datamodel-code-generator"), digest
+    )
+    assert drift.parse_header("# just a comment\nx = 1\n") is None
+
+
+def test_expected_files_are_what_a_render_writes(rendered: list[GeneratedFile]) -> None:
+    assert tuple(f.name for f in rendered) == drift.GENERATED_FILES
+    with_header = tuple(f.name for f in rendered if drift.parse_header(f.text) is not None)
+    assert with_header == drift.HEADERED_FILES
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_default_roots_are_the_generators(version: str) -> None:
+    (target,) = drift.version_targets([version])
+    assert target.schema == generate.bundled_schema(version)
+    assert target.out == generate.default_output(version)
+    assert target.fix == f"acp-schema generate {version}"
+
+
+# --- in sync and drift, fast path and --full ----------------------------------------------
+
+
+def test_in_sync_fast_and_full(tree: Tree, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(tree.args(), capsys)
+    assert code == 0, out
+    assert out.splitlines()[-1] == "acp-schema check: 1 target(s) in sync"
+    assert run(tree.args("--full"), capsys)[0] == 0
+
+
+def test_changed_schema_is_drift_on_both_paths(
+    tree: Tree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = json.loads(tree.schema.read_text(encoding="utf-8"))
+    schema["$defs"]["SessionMessage"]["description"] = "Reworded."
+    tree.schema.write_text(json.dumps(schema, indent=2), encoding="utf-8")
+    for extra in ((), ("--full",)):
+        code, out = run(tree.args(*extra), capsys)
+        assert code == 1, out
+        assert "v1: DRIFT" in out
+        assert "__init__.py: generated from another schema" in out
+        assert "methods.py: generated from another schema" in out
+        assert f"acp-schema generate --schema {tree.schema} --out {tree.out}" in out
+    assert "+    Reworded." in out  # --full shows the diff
+
+
+def test_deleted_file_is_drift_on_both_paths(
+    tree: Tree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tree.out / "methods.py").unlink()
+    for extra in ((), ("--full",)):
+        code, out = run(tree.args(*extra), capsys)
+        assert code == 1
+        assert f"{tree.out / 'methods.py'}: missing" in out
+
+
+def test_edited_header_is_drift_on_both_paths(
+    tree: Tree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tree.out / "__init__.py"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[2] = "# schema-sha256: " + "0" * 64
+    path.write_text("\n".join(lines), encoding="utf-8")
+    for extra in ((), ("--full",)):
+        code, out = run(tree.args(*extra), capsys)
+        assert code == 1
+        assert "header records sha256 000000000000" in out
+
+
+def test_hand_edit_below_the_header_needs_full(
+    tree: Tree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The fast path reads headers only; this is its documented blind spot."""
+    path = tree.out / "__init__.py"
+    path.write_text(path.read_text(encoding="utf-8") + "PATCHED = True\n", encoding="utf-8")
+    assert run(tree.args(), capsys)[0] == 0
+    code, out = run(tree.args("--full"), capsys)
+    assert code == 1
+    assert "__init__.py: differs from a fresh render (edited by hand?)" in out
+    assert "-PATCHED = True" in out
+
+
+def test_full_diff_is_capped(tree: Tree, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tree.out / "__init__.py"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "".join(f"X{i} = {i}\n" for i in range(200)), encoding="utf-8")
+    code, out = run(tree.args("--full"), capsys)
+    assert code == 1
+    diff_lines = [line for line in out.splitlines() if line.startswith("    ")]
+    assert len(diff_lines) == drift.MAX_DIFF_LINES + 1
+    assert diff_lines[-1].strip().endswith("more diff line(s)")
+
+
+def test_generator_upgrade_is_drift(
+    tree: Tree, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(drift, "installed_generator", lambda: "99.0")
+    code, out = run(tree.args(), capsys)
+    assert code == 1
+    installed = metadata.version("datamodel-code-generator")
+    assert f"generated with datamodel-code-generator {installed}, 99.0 is installed" in out
+
+
+def test_missing_package_directory_is_drift(tree: Tree, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.rmtree(tree.out)
+    code, out = run(tree.args(), capsys)
+    assert code == 1
+    assert sum(line.endswith(": missing") for line in out.splitlines()) == 3
+    shutil.rmtree(tree.generated)
+    assert run(tree.args(), capsys)[0] == 1
+
+
+def test_stray_file_is_drift_but_caches_are_not(
+    tree: Tree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tree.out / "__pycache__").mkdir()
+    (tree.out / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    assert run(tree.args(), capsys)[0] == 0
+    (tree.out / "helpers.py").write_text("", encoding="utf-8")
+    code, out = run(tree.args(), capsys)
+    assert code == 1
+    assert "helpers.py: not written by the generator" in out
+
+
+# --- unusable input ----------------------------------------------------------------------
+
+
+def test_changed_schema_that_is_broken_is_unusable(
+    tree: Tree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree.schema.write_text('{"$defs": ', encoding="utf-8")
+    for extra in ((), ("--full",)):
+        code, out = run(tree.args(*extra), capsys)
+        assert code == 2
+        assert "invalid JSON" in out
+        assert "unusable input" in out
+
+
+def test_missing_schema_is_unusable(tree: Tree, capsys: pytest.CaptureFixture[str]) -> None:
+    tree.schema.unlink()
+    code, out = run(tree.args(), capsys)
+    assert code == 2
+    assert "cannot read the schema" in out
+
+
+def test_package_path_that_is_a_file_is_unusable(
+    tree: Tree, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.rmtree(tree.out)
+    tree.out.write_text("", encoding="utf-8")
+    assert run(tree.args(), capsys)[0] == 2
+
+
+def test_generator_not_installed_is_unusable(
+    tree: Tree, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(drift, "installed_generator", lambda: None)
+    code, out = run(tree.args(), capsys)
+    assert code == 2
+    assert "install acp-schema[codegen]" in out
+
+
+# --- command line forms ------------------------------------------------------------------
+
+
+def test_schema_and_out_pair(tree: Tree, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["check", "--schema", str(tree.schema), "--out", str(tree.out)]
+    assert run(args, capsys)[0] == 0
+    (tree.out / "py.typed").unlink()
+    code, out = run(args, capsys)
+    assert code == 1
+    assert f"acp-schema generate --schema {tree.schema} --out {tree.out}" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check", "--schema", "x.json"], "--schema and --out go together"),
+        (["check", "v1", "--schema", "x.json", "--out", "d"], "give --schema/--out, or"),
+        (["check", "v3"], "unknown protocol version 'v3'"),
+    ],
+)
+def test_usage_errors_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_bundled_roots_suggest_generate_and_nox(tmp_path: Path) -> None:
+    (target,) = drift.version_targets(["v2"])
+    report = drift.TargetReport(target, findings=[drift.Finding(target.out, "missing")])
+    lines = drift.report_lines([report], bundled=True)
+    assert lines[-1] == "  acp-schema generate v2    (or: nox -s generate -- v2)"
+    assert drift.exit_code([report]) == 1
