@@ -82,6 +82,18 @@ def header(schema_name: str, digest: str) -> str:
     )
 
 
+CONTENT_PREFIX = "# content-sha256: "
+
+
+def seal(text: str) -> str:
+    """Add the `content-sha256` header line: the digest of everything below the header, so
+    the fast drift check can tell a hand edit from generated text without regenerating."""
+    header_lines = text.split("\n", 3)
+    body = header_lines.pop()
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    return "\n".join([*header_lines, f"{CONTENT_PREFIX}{digest}", body])
+
+
 def _run_codegen(schema: dict[str, Any], file_header: str, workdir: Path) -> str:
     source = workdir / "schema.json"
     target = workdir / "models.py"
@@ -154,8 +166,8 @@ def render(schema_path: Path) -> list[GeneratedFile]:
     models = ruff_format(models, "__init__.py")
     methods = ruff_format(_methods_module(pre.schema, file_header, set(declared)), "methods.py")
     return [
-        GeneratedFile("__init__.py", models),
-        GeneratedFile("methods.py", methods),
+        GeneratedFile("__init__.py", seal(models)),
+        GeneratedFile("methods.py", seal(methods)),
         GeneratedFile("py.typed", ""),
     ]
 

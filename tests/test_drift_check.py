@@ -140,13 +140,15 @@ def test_edited_header_is_drift_on_both_paths(
         assert "header records sha256 000000000000" in out
 
 
-def test_hand_edit_below_the_header_needs_full(
+def test_hand_edit_below_the_header_is_caught_by_both_paths(
     tree: Tree, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The fast path reads headers only; this is its documented blind spot."""
+    """The header's content digest lets the fast path see it; --full shows the diff."""
     path = tree.out / "__init__.py"
     path.write_text(path.read_text(encoding="utf-8") + "PATCHED = True\n", encoding="utf-8")
-    assert run(tree.args(), capsys)[0] == 0
+    code, out = run(tree.args(), capsys)
+    assert code == 1
+    assert "__init__.py: edited by hand: the text no longer matches its header" in out
     code, out = run(tree.args("--full"), capsys)
     assert code == 1
     assert "__init__.py: differs from a fresh render (edited by hand?)" in out
