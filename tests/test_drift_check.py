@@ -151,7 +151,7 @@ def test_hand_edit_below_the_header_is_caught_by_both_paths(
     assert "__init__.py: edited by hand: the text no longer matches its header" in out
     code, out = run(tree.args("--full"), capsys)
     assert code == 1
-    assert "__init__.py: differs from a fresh render (edited by hand?)" in out
+    assert "__init__.py: edited by hand: the text no longer matches its header" in out
     assert "-PATCHED = True" in out
 
 
