@@ -311,7 +311,7 @@ def _full_findings(target: Target, report: TargetReport) -> None:
             report.findings[index] = Finding(path, reasons[0].reason, diff)
         else:
             report.findings.append(
-                Finding(path, "differs from a fresh render (edited by hand?)", diff)
+                Finding(path, "differs from a fresh render (the generator itself changed?)", diff)
             )
 
 
