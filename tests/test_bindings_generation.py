@@ -201,3 +201,13 @@ def test_a_broken_schema_among_several_reports_its_problems(tmp_path: Path) -> N
         generate_many([(broken, out_a), (broken, out_b)])
     assert "#/$defs/A" in str(caught.value)
     assert not out_a.exists() and not out_b.exists()
+
+
+@pytest.mark.parametrize("module", [v1, v2], ids=["v1", "v2"])
+def test_every_definition_is_a_class_or_named_alias(module: ModuleType) -> None:
+    import json
+
+    version = module.__name__.rsplit(".", 1)[-1]
+    definitions = json.loads(bundled_schema(version).read_text())["$defs"]
+    missing = [name for name in definitions if not hasattr(module, name)]
+    assert missing == []
