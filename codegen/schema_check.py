@@ -299,19 +299,28 @@ def iter_subschemas(schema: object, pointer: str = "") -> Iterator[tuple[str, di
         stack.extend(reversed(children))  # document order
 
 
-def _kind(value: object) -> str:
-    """The JSON type name of a parsed value."""
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
+def json_type(value: object) -> str:
+    """The JSON Schema type name of a parsed JSON value."""
+    if value is None:
+        return "null"
     if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return "null"
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+_KIND = {"object": "an object", "array": "an array", "integer": "a number", "null": "null"}
+
+
+def _kind(value: object) -> str:
+    """The JSON type of a parsed value, as a message says it."""
+    name = json_type(value)
+    return _KIND.get(name, f"a {name}")
 
 
 def _short(value: object) -> str:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from .schema_check import json_type
 from .schema_structure import DOC_ONLY_KEYWORDS
 
 _MAX_SUMMARY = 80
@@ -103,20 +104,6 @@ def types_of(node: Mapping[str, Any]) -> frozenset[str] | None:
     if isinstance(kind, list):
         return frozenset(t for t in kind if isinstance(t, str))
     return None  # any type
-
-
-def json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def dump(value: Any) -> str:
