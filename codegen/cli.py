@@ -15,6 +15,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
+from acp_schema.migrations.cli import register_migrate
 
 from .drift_cli import register_check, register_diff
 from .schema_check import SchemaError, check_schema_file
@@ -164,6 +165,7 @@ COMMAND_GROUPS: list[Callable[[Subparsers], None]] = [
     register_check,
     register_diff,
     register_transcript,
+    register_migrate,
 ]
 
 

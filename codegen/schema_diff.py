@@ -58,14 +58,13 @@ from .diff_verdicts import (
     types_effect,
     worst,
 )
-from .schema_check import Problem, SchemaError, iter_subschemas
+from .schema_check import Problem, SchemaError, iter_subschemas, json_type
 from .schema_structure import DOC_ONLY_KEYWORDS, structure
 from .schema_views import (
     accepts_extra,
     dump,
     is_local_ref,
     is_open_for,
-    json_type,
     keyed_members,
     member_kind,
     ref_name,

@@ -1,0 +1,121 @@
+"""Which modules count as the ACP bindings, and what the installed ones define.
+
+Classes are recognised by qualified name only: `SessionMessageChunk` counts when it
+resolves to `<bindings module>.SessionMessageChunk` (or a submodule of a bindings
+module, as `acp.schema.SessionMessageChunk` for the `acp` package), never by its bare
+name, so a project's own class of that name is left alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+DEFAULT_BINDINGS = ("acp_schema.v1", "acp_schema.v2")
+
+CHUNK_CLASS = "SessionMessageChunk"
+MESSAGE_CLASS = "SessionMessage"
+CHUNK_TAG = "session_message_chunk"
+MESSAGE_TAG = "session_message"
+
+# Field name -> wire name of the participant IDs that left the chunk.
+IDENTITY_FIELDS: dict[str, str] = {
+    "sender_session_id": "senderSessionId",
+    "recipient_session_id": "recipientSessionId",
+}
+WIRE_TO_FIELD: dict[str, str] = {wire: field for field, wire in IDENTITY_FIELDS.items()}
+IDENTITY_BUILDERS: dict[str, str] = {f"with_{field}": field for field in IDENTITY_FIELDS}
+
+# Strings without which a file cannot contain anything the chunk-identity rules act on.
+TRIGGERS: tuple[str, ...] = (
+    CHUNK_CLASS,
+    CHUNK_TAG,
+    *IDENTITY_FIELDS,
+    *IDENTITY_FIELDS.values(),
+)
+
+# Names the 2.1.0 bindings renamed, for the hint of the import rule.
+KNOWN_RENAMES: dict[str, str] = {
+    "AuthCapabilities": "ClientAuthCapabilities",
+    "RequestPermissionOutcomeCancelled": "CancelledPermissionOutcome",
+}
+
+
+@dataclass(frozen=True)
+class Bindings:
+    """The modules whose `SessionMessageChunk` is the ACP chunk."""
+
+    modules: tuple[str, ...] = DEFAULT_BINDINGS
+
+    @classmethod
+    def with_extra(cls, extra: Iterable[str]) -> Bindings:
+        modules = list(DEFAULT_BINDINGS)
+        modules.extend(m for m in extra if m not in modules)
+        return cls(tuple(modules))
+
+    def owner(self, module: str) -> str | None:
+        """The configured bindings module that `module` is, or is a submodule of."""
+        for candidate in self.modules:
+            if module == candidate or module.startswith(f"{candidate}."):
+                return candidate
+        return None
+
+    def class_module(self, qualified_name: str, class_name: str) -> str | None:
+        """The module of `qualified_name` when it names `class_name` of the bindings."""
+        module, _, name = qualified_name.rpartition(".")
+        if name != class_name or not module:
+            return None
+        return module if self.owner(module) is not None else None
+
+
+@cache
+def defined_names(module: str) -> frozenset[str] | None:
+    """Top-level names the installed `module` defines, read from its source without
+    running it; None when the module is not installed or has no Python source."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return None
+    names: set[str] = set()
+    if spec.submodule_search_locations:  # a package also exports its submodules
+        for location in spec.submodule_search_locations:
+            names.update(p.stem for p in Path(location).glob("*.py"))
+            names.update(p.name for p in Path(location).iterdir() if p.is_dir())
+    tree = ast.parse(Path(spec.origin).read_bytes())
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*":
+                    star = _star_source(module, node, spec.submodule_search_locations)
+                    found = defined_names(star) if star else None
+                    if found is None:  # cannot tell what the star brings: accept anything
+                        return None
+                    names.update(found)
+                else:
+                    names.add((alias.asname or alias.name).split(".")[0])
+    return frozenset(names)
+
+
+def _star_source(
+    module: str, node: ast.Import | ast.ImportFrom, locations: list[str] | None
+) -> str | None:
+    if not isinstance(node, ast.ImportFrom):
+        return None
+    if not node.level:
+        return node.module
+    package = module if locations else module.rpartition(".")[0]
+    for _ in range(node.level - 1):
+        package = package.rpartition(".")[0]
+    return f"{package}.{node.module}" if node.module else package

@@ -1,0 +1,218 @@
+"""The `chunk-identity` migration: every rule of the family in one codemod.
+
+The revision took `sender_session_id` / `recipient_session_id` off
+`SessionMessageChunk`: chunks carry content only, and a message's participants arrive
+on `SessionMessage` upserts (often metadata-only: `message_id` plus the IDs). This
+codemod moves the IDs of downstream code onto such an upsert, sent for the same message
+before the chunk with the same send call, and takes reads from the message.
+
+    python -m libcst.tool codemod --no-format \\
+        -x acp_schema.migrations.chunk_identity.ChunkIdentityCommand src/
+
+Rules: chunk-identity/constructor, /builder, /dict, /read, /import (see
+docs/migration.md). `acp-schema migrate` runs the same codemod over a repository with
+rule selection, reports and safe writes.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from . import chunk_builder, chunk_constructor, chunk_dict, chunk_import, chunk_read, rules
+from .candidates import Candidates, collect
+from .command import MigrationCommand
+from .helper_calls import call_source, kind_template, template_for
+from .plan import Failure, HelperTemplate, Plan, Source
+from .planner import Placement, Planner
+
+
+def plan_module(planner: Planner) -> Plan:
+    """Plan every selected chunk-identity rule for one module."""
+    facts = planner.facts
+    helper_names = frozenset(name.rpartition(".")[2] for name in planner.helpers)
+    found = collect(facts, helper_names)
+    planner.mentions = found.mentions
+    selected = planner.selected
+
+    sources: list[Source] = []
+    if selected & {rules.CONSTRUCTOR, rules.BUILDER}:
+        for call in found.chunk_calls:
+            source = chunk_constructor.source_from_call(planner, call)
+            if source is not None:
+                sources.append(source)
+    if rules.BUILDER in selected:
+        for call in found.builder_calls:
+            source = chunk_builder.source_from_builder(planner, call)
+            if source is not None:
+                sources.append(source)
+    if rules.DICT in selected:
+        for node in found.tagged_dicts:
+            source = chunk_dict.source_from_dict(planner, node)
+            if source is not None:
+                sources.append(source)
+
+    returned: dict[int, tuple[cst.FunctionDef, list[Placement]]] = {}
+    for source in sources:
+        try:
+            placement = _place(planner, source)
+        except Failure as err:
+            planner.warn(source.node, source.rule, f"left unchanged: {err}")
+            continue
+        if placement.returned_by is not None:
+            entry = returned.setdefault(id(placement.returned_by), (placement.returned_by, []))
+            entry[1].append(placement)
+        else:
+            planner.commit(placement)
+
+    for function, placements in returned.values():
+        _plan_helper(planner, function, placements)
+    if rules.DICT in selected:
+        _plan_kind_helpers(planner, found)
+    _plan_imported_helpers(planner, found)
+
+    if rules.READ in selected:
+        chunk_read.plan_reads(planner, found)
+    if rules.IMPORT in selected:
+        chunk_import.plan_imports(planner, found)
+    return planner.plan
+
+
+def _place(planner: Planner, source: Source) -> Placement:
+    if not source.identity and source.template is None:
+        # Only `None`/MISSING values: nothing to send, the keywords just go.
+        placement = Placement(source)
+        placement.edits.extend(source.strips)
+        return placement
+    return planner.place(source)
+
+
+def _call_sites(
+    planner: Planner, function: cst.FunctionDef
+) -> list[tuple[cst.CSTNode, cst.Call | None]]:
+    """Every use of a module-level function in its module: (use, the call or None)."""
+    facts = planner.facts
+    scope = facts.scope(function)
+    uses: list[tuple[cst.CSTNode, cst.Call | None]] = []
+    if scope is None:
+        return uses
+    for assignment in scope.assignments[function.name.value]:
+        if getattr(assignment, "node", None) is not function:
+            continue
+        for access in assignment.references:
+            name = access.node
+            holder = facts.parent(name)
+            uses.append(
+                (name, holder if isinstance(holder, cst.Call) and holder.func is name else None)
+            )
+    return uses
+
+
+def _plan_helper(planner: Planner, function: cst.FunctionDef, placements: list[Placement]) -> None:
+    """Chunks returned by `function`: strip them and send upserts at its call sites."""
+    name = function.name.value
+    try:
+        template = template_for(planner, function, [p.source for p in placements])
+        sites: list[Placement] = []
+        for _use, call in _call_sites(planner, function):
+            if call is None:
+                raise Failure(f"`{name}` is used without being called")
+            source = call_source(planner, call, template)
+            if source is None:
+                continue
+            placement = _place(planner, source)
+            if placement.returned_by is not None:
+                raise Failure(f"the result of `{name}(...)` is returned again")
+            sites.append(placement)
+    except Failure as err:
+        for placement in placements:
+            planner.warn(
+                placement.source.node,
+                placement.source.rule,
+                f"left unchanged: the chunk is returned by `{name}`, and {err}",
+            )
+        return
+    for placement in placements:
+        planner.commit(placement)
+    for placement in sites:
+        planner.commit(placement)
+    planner.plan.exported.append(template)
+    if not planner.repository_wide and not name.startswith("_"):
+        planner.warn(
+            function,
+            placements[0].source.rule,
+            f"`{name}` now returns chunks without participant IDs: callers in other "
+            "modules must send the upsert (`acp-schema migrate` on the whole repository "
+            "does that for them)",
+        )
+
+
+def _plan_kind_helpers(planner: Planner, found: Candidates) -> None:
+    """Payload helpers whose `sessionUpdate` is a parameter: upserts at chunk calls."""
+    for node in found.tagged_dicts:
+        kind = chunk_dict.kind_parameter(planner, node)
+        if kind is None:
+            continue
+        function = planner.facts.function_of(node)
+        if function is None:
+            continue
+        try:
+            if planner.site(node).kind != "return":
+                raise Failure("the payload is not returned")
+            template = kind_template(planner, function, node, kind)
+        except Failure as err:
+            planner.warn(
+                node,
+                rules.DICT,
+                f"this payload's kind is the parameter `{kind.value}` and it carries "
+                f"participant IDs, which chunks ignore; not followed because {err}",
+            )
+            continue
+        planner.plan.exported.append(template)
+        planner.plan.edit(node, chunk_dict.identity_unless_chunk(node, kind))
+        planner.changed(
+            node, rules.DICT, "participant IDs are now left out when the kind is a chunk"
+        )
+        for _use, call in _call_sites(planner, function):
+            if call is None:
+                continue
+            _plan_helper_call(planner, call, template)
+
+
+def _plan_imported_helpers(planner: Planner, found: Candidates) -> None:
+    """Calls of helpers from other modules of the run (templates given by the CLI)."""
+    local = {t.qualified_name for t in planner.plan.exported}
+    for call, qualified in found.helper_calls:
+        template = planner.helpers.get(qualified)
+        if template is None or qualified in local:
+            continue
+        _plan_helper_call(planner, call, template)
+
+
+def _plan_helper_call(planner: Planner, call: cst.Call, template: HelperTemplate) -> None:
+    rule = rules.DICT if template.style == "dict" else rules.CONSTRUCTOR
+    if rule not in planner.selected:
+        return
+    try:
+        source = call_source(planner, call, template)
+        if source is None:
+            return
+        placement = _place(planner, source)
+        if placement.returned_by is not None:
+            raise Failure("its result is returned again")
+    except Failure as err:
+        planner.warn(
+            call,
+            rule,
+            f"`{template.qualified_name}` builds chunks whose participant IDs now need an "
+            f"upsert, which could not be added here: {err}",
+        )
+        return
+    planner.commit(placement)
+
+
+class ChunkIdentityCommand(MigrationCommand):
+    DESCRIPTION = (
+        "chunk-identity: move participant IDs off SessionMessageChunk onto a SessionMessage "
+        "upsert sent before the chunk; take reads from the message; report the rest."
+    )
+    RULES = rules.ALL_RULES

@@ -1,0 +1,89 @@
+"""The base of the chunk-identity codemods, usable from `python -m libcst.tool codemod`
+and from `acp-schema migrate` (which also hands over the helpers found in the other
+modules of the run)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable, Mapping, Sequence
+from typing import ClassVar
+
+import libcst as cst
+from libcst.codemod import CodemodCommand, CodemodContext
+
+from .bindings import Bindings
+from .facts import METADATA, Facts
+from .plan import Applier, HelperTemplate
+from .planner import Planner
+from .rules import ALL_RULES, Finding
+
+
+class MigrationCommand(CodemodCommand):
+    """Base of the chunk-identity codemods; subclasses narrow `RULES`.
+
+    Usable from `python -m libcst.tool codemod` and from `acp-schema migrate`; the
+    latter also hands over the helpers found in the other modules of the run.
+    """
+
+    DESCRIPTION: str = "Move participant IDs from session message chunks to upserts."
+    RULES: ClassVar[frozenset[str]] = ALL_RULES
+    METADATA_DEPENDENCIES = METADATA
+
+    def __init__(
+        self,
+        context: CodemodContext,
+        bindings: Sequence[str] = (),
+        todo_comments: bool = False,
+        rules: Iterable[str] | None = None,
+        helpers: Mapping[str, HelperTemplate] | None = None,
+        repository_wide: bool = False,
+    ) -> None:
+        super().__init__(context)
+        self.repository_wide = repository_wide
+        self.bindings = Bindings.with_extra(bindings or ())
+        self.selected = self.RULES if rules is None else frozenset(rules) & self.RULES
+        self.todo_comments = todo_comments
+        self.helpers = dict(helpers or {})
+        self.findings: list[Finding] = []
+        self.exported_helpers: list[HelperTemplate] = []
+
+    @staticmethod
+    def add_args(arg_parser: argparse.ArgumentParser) -> None:
+        arg_parser.add_argument(
+            "--bindings",
+            action="append",
+            default=[],
+            metavar="MODULE",
+            help="another module whose SessionMessageChunk is the ACP chunk (repeatable)",
+        )
+        arg_parser.add_argument(
+            "--todo-comments",
+            action="store_true",
+            help="add a TODO comment above every place left for a person",
+        )
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        from .chunk_identity import plan_module  # the rules import this module
+
+        facts = Facts(
+            tree,
+            self,
+            self.bindings,
+            self.context.full_module_name,
+            self.context.full_package_name,
+        )
+        planner = Planner(
+            facts, self.selected, helpers=self.helpers, todo_comments=self.todo_comments
+        )
+        planner.repository_wide = self.repository_wide
+        plan = plan_module(planner)
+        self.findings = sorted(plan.findings)
+        self.exported_helpers = plan.exported
+        for finding in self.findings:
+            if finding.kind == "warning":
+                self.warn(f"{finding.line}:{finding.column}: {finding.rule}: {finding.message}")
+        if not plan.changes_tree:
+            return tree
+        result = tree.visit(Applier(plan))
+        assert isinstance(result, cst.Module)
+        return result

@@ -1,0 +1,245 @@
+"""Chunks returned from helper functions: the upsert is sent where the helper's result
+is sent, built from the call's arguments.
+
+A helper qualifies when it is a module-level function, is not a generator, and its
+message-id and participant expressions use only its own parameters (never reassigned).
+Every use of the helper in its module must then be a call whose result is sent,
+assigned and sent, or yielded, with side-effect-free arguments for those parameters; if
+one is not, the helper is left alone and reported. Calls from other modules are found
+through the helper templates the CLI collects from the whole run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import libcst as cst
+
+from . import rules
+from .bindings import CHUNK_TAG
+from .candidates import identity_key, message_id_element, tag_element
+from .plan import Failure, HelperTemplate, Param, Source
+from .planner import Planner
+from .syntax import code, is_pure, string_value, substitute
+
+
+def parameters(function: cst.FunctionDef) -> tuple[Param, ...]:
+    params = function.params
+    found: list[Param] = []
+    for kind, group in (
+        ("positional", params.posonly_params),
+        ("any", params.params),
+        ("keyword", params.kwonly_params),
+    ):
+        for param in group:
+            default = code(param.default) if param.default is not None else None
+            found.append(Param(param.name.value, kind, default))  # type: ignore[arg-type]
+    return tuple(found)
+
+
+def _load_names(expr: cst.CSTNode) -> Iterable[cst.Name]:
+    if isinstance(expr, cst.Name):
+        yield expr
+    elif isinstance(expr, cst.Attribute | cst.Arg):
+        yield from _load_names(expr.value)
+    else:
+        for child in expr.children:
+            yield from _load_names(child)
+
+
+def _check_over_params(planner: Planner, function: cst.FunctionDef, expr: cst.CSTNode) -> None:
+    """`expr` must be pure and read only parameters of `function` that it never rebinds."""
+    if not is_pure(expr):
+        raise Failure(f"`{code(expr)}` has side effects")
+    facts = planner.facts
+    own = {p.name.value: p for p in _all_params(function)}
+    for name in _load_names(expr):
+        if name.value in {"None", "True", "False"}:
+            continue
+        assignment = facts.single_assignment(name)
+        param = own.get(name.value)
+        if assignment is None or param is None or assignment.node is not param:
+            raise Failure(f"`{code(expr)}` uses `{name.value}`, which is not a parameter")
+        scope = facts.scope(name)
+        if scope is not None and len(scope.assignments[name.value]) != 1:
+            raise Failure(f"parameter `{name.value}` is reassigned")
+
+
+def _all_params(function: cst.FunctionDef) -> list[cst.Param]:
+    params = function.params
+    return [*params.posonly_params, *params.params, *params.kwonly_params]
+
+
+def _is_generator(function: cst.FunctionDef) -> bool:
+    class Finder(cst.CSTVisitor):
+        found = False
+
+        def visit_Yield(self, node: cst.Yield) -> None:
+            self.found = True
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is function
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    finder = Finder()
+    function.visit(finder)
+    return finder.found
+
+
+def helper_name(planner: Planner, function: cst.FunctionDef) -> str:
+    module = planner.facts.module_name
+    return f"{module}.{function.name.value}" if module else function.name.value
+
+
+def template_for(
+    planner: Planner, function: cst.FunctionDef, sources: list[Source]
+) -> HelperTemplate:
+    """The template of a helper returning `sources`; Failure if it does not qualify."""
+    name = function.name.value
+    if not isinstance(planner.facts.parent(function), cst.Module):
+        raise Failure(f"`{name}` is not a module-level function")
+    if _is_generator(function):
+        raise Failure(f"`{name}` is a generator")
+    templates = {_template_of(planner, function, s) for s in sources}
+    if len(templates) != 1:
+        raise Failure(f"the return statements of `{name}` build different participant IDs")
+    return templates.pop()
+
+
+def _template_of(planner: Planner, function: cst.FunctionDef, source: Source) -> HelperTemplate:
+    if source.message_id is None:
+        raise Failure("the chunk's message_id is not given as a keyword")
+    for expr in (source.message_id, *source.identity.values()):
+        _check_over_params(planner, function, expr)
+    keys: tuple[tuple[str, str], ...] = ()
+    if source.style == "dict":
+        keys = tuple(
+            (k, code(item.key))
+            for k, item in source.layout_items.items()
+            if isinstance(item, cst.DictElement)
+        )
+    return HelperTemplate(
+        qualified_name=helper_name(planner, function),
+        params=parameters(function),
+        style=source.style,
+        module=source.module,
+        message_id=code(source.message_id),
+        identity=tuple((k, code(v)) for k, v in source.identity.items()),
+        keys=keys,
+    )
+
+
+def kind_template(
+    planner: Planner, function: cst.FunctionDef, node: cst.Dict, kind: cst.Name
+) -> HelperTemplate:
+    """The template of a payload helper whose `sessionUpdate` is the parameter `kind`."""
+    if not isinstance(planner.facts.parent(function), cst.Module):
+        raise Failure(f"`{function.name.value}` is not a module-level function")
+    mid = message_id_element(node)
+    tag = tag_element(node)
+    if mid is None or tag is None:
+        raise Failure("the payload has no messageId key")
+    identity: list[tuple[str, str]] = []
+    keys = [("tag", code(tag.key)), ("message_id", code(mid.key))]
+    _check_over_params(planner, function, mid.value)
+    for element in node.elements:
+        if isinstance(element, cst.DictElement):
+            field_name = identity_key(element.key)
+            if field_name is not None:
+                _check_over_params(planner, function, element.value)
+                identity.append((field_name, code(element.value)))
+                keys.append((field_name, code(element.key)))
+    return HelperTemplate(
+        qualified_name=helper_name(planner, function),
+        params=parameters(function),
+        style="dict",
+        module=None,
+        message_id=code(mid.value),
+        identity=tuple(identity),
+        keys=tuple(keys),
+        kind_param=kind.value,
+    )
+
+
+def bind(call: cst.Call, template: HelperTemplate) -> dict[str, cst.BaseExpression]:
+    """The argument each parameter of `template` gets in `call`."""
+    if any(arg.star for arg in call.args):
+        raise Failure("the call unpacks its arguments")
+    positional = [p for p in template.params if p.kind in ("positional", "any")]
+    by_name = {p.name: p for p in template.params if p.kind in ("any", "keyword")}
+    bound: dict[str, cst.BaseExpression] = {}
+    index = 0
+    for arg in call.args:
+        if arg.keyword is None:
+            if index >= len(positional):
+                raise Failure("the call passes more positional arguments than the helper takes")
+            bound[positional[index].name] = arg.value
+            index += 1
+        else:
+            if arg.keyword.value not in by_name:
+                raise Failure(f"the call passes `{arg.keyword.value}`, unknown to the helper")
+            bound[arg.keyword.value] = arg.value
+    for param in template.params:
+        if param.name not in bound and param.default is not None:
+            bound[param.name] = cst.parse_expression(param.default)
+    return bound
+
+
+def call_source(planner: Planner, call: cst.Call, template: HelperTemplate) -> Source | None:
+    """The source standing for one call of a helper; None when this call sends no chunk."""
+    bound = bind(call, template)
+    if template.kind_param is not None:
+        kind = bound.get(template.kind_param)
+        if kind is None:
+            raise Failure(f"`{template.kind_param}` is not passed")
+        tag = string_value(kind)
+        if tag is None:
+            raise Failure(f"cannot tell which kind of update `{code(kind)}` is")
+        if tag != CHUNK_TAG:
+            return None
+    used = _used_params(template)
+    for name in used:
+        value = bound.get(name)
+        if value is None:
+            raise Failure(f"`{name}` is not passed")
+        if not is_pure(value):
+            raise Failure(f"the argument `{code(value)}` would run twice")
+    identity: dict[str, cst.BaseExpression] = {}
+    for field_name, text in template.identity:
+        value = _substitute(text, bound)
+        if code(value) not in {"None", "MISSING"}:
+            identity[field_name] = value
+    return Source(
+        node=call,
+        rule=_rule_for(template),
+        style=template.style,
+        module=template.module,
+        class_ref=None,
+        message_id=_substitute(template.message_id, bound),
+        identity=identity,
+        template=template,
+        bound={name: bound[name] for name in used},
+        # The helper may still carry the IDs (a payload helper, a second run with the
+        # same templates): an upsert already in place is not sent twice.
+        guard=True,
+    )
+
+
+def _rule_for(template: HelperTemplate) -> str:
+    return rules.DICT if template.style == "dict" else rules.CONSTRUCTOR
+
+
+def _used_params(template: HelperTemplate) -> list[str]:
+    names = {p.name for p in template.params}
+    used: list[str] = []
+    for text in (template.message_id, *(t for _, t in template.identity)):
+        for name in _load_names(cst.parse_expression(text)):
+            if name.value in names and name.value not in used:
+                used.append(name.value)
+    return used
+
+
+def _substitute(text: str, bound: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    return substitute(cst.parse_expression(text), bound)

@@ -1,0 +1,230 @@
+"""`acp-schema migrate --check` on a large repository, against libcst baselines.
+
+A deterministic tree (seeded) of FILES ordinary Python modules, about 100 lines each,
+is written to a temporary directory; one file in a hundred uses the old chunk API in
+the shapes the migration handles (loops, helpers, generators, raw payloads, reads).
+Measured side by side in one run:
+
+- whole tree: `acp-schema migrate --check` (discovery, the cheap text check, parse and
+  migrate the files that may be affected) against a libcst pass that parses and prints
+  every file. Target: the migration >= 5x faster.
+- affected files only: the migration of those files against a no-op codemod resolving the
+  same metadata providers through libcst's MetadataWrapper (parse, metadata, print).
+  Target: the migration within 1.5x of it.
+
+Both affected-file sides run REPEATS times; the best time counts.
+"""
+
+# The sample of old code keeps the line lengths such code has.
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import libcst as cst
+from libcst.codemod import Codemod, CodemodContext
+
+from acp_schema.codegen.cli import main as cli_main
+from acp_schema.migrations.facts import METADATA
+from acp_schema.migrations.rules import ALL_RULES
+from acp_schema.migrations.runner import Options, may_be_affected, migrate_bytes
+
+FILES = 2_000
+AFFECTED_EVERY = 100
+SEED = 20_251_130
+REPEATS = 3
+WHOLE_TARGET = 5.0
+AFFECTED_TARGET = 1.5
+
+WORDS = ("order", "item", "price", "user", "cache", "queue", "event", "token", "batch", "state")
+
+
+def _name(rng: random.Random) -> str:
+    return f"{rng.choice(WORDS)}_{rng.choice(WORDS)}"
+
+
+def ordinary_block(rng: random.Random, n: int) -> str:
+    """About 24 lines of everyday code: a class with methods and a function."""
+    a, b, c = _name(rng), _name(rng), _name(rng)
+    return f'''
+
+class Service{n}:
+    """Keeps {a} records and answers questions about them."""
+
+    def __init__(self, limit: int = {rng.randint(2, 99)}) -> None:
+        self.limit = limit
+        self.{a}: dict[str, list[int]] = {{}}
+
+    def add(self, key: str, value: int) -> None:
+        bucket = self.{a}.setdefault(key, [])
+        if len(bucket) >= self.limit:
+            bucket.pop(0)
+        bucket.append(value * {rng.randint(2, 9)})
+
+    def total(self, key: str) -> int:
+        return sum(v for v in self.{a}.get(key, []) if v % {rng.randint(2, 5)})
+
+
+def {b}_{n}(values: list[int], {c}: float = {rng.random():.3f}) -> list[float]:
+    result = []
+    for index, value in enumerate(values):
+        if index % 2:
+            result.append(value * {c})
+        else:
+            result.append(value - {c})
+    return result
+'''
+
+
+AFFECTED = """
+
+from collections.abc import Iterator
+from acp_schema.v2 import SessionMessageChunk, TextContent
+
+
+def _chunk_{n}(message_id: str, text: str, sender: str, recipient: str) -> SessionMessageChunk:
+    return SessionMessageChunk(
+        message_id=message_id,
+        content=TextContent(text=text),
+        sender_session_id=sender,
+        recipient_session_id=recipient,
+    )
+
+
+async def stream_{n}(conn, session_id, message_id, sender, recipient, parts):
+    for part in parts:
+        await conn.session_update(session_id=session_id, update=_chunk_{n}(message_id, part, sender, recipient))
+
+
+def chunks_{n}(message_id: str, sender: str, parts: list[str]) -> Iterator[SessionMessageChunk]:
+    for part in parts:
+        yield SessionMessageChunk(message_id=message_id, content=TextContent(text=part)).with_sender_session_id(sender)
+
+
+def payload_{n}(out, session_id, message_id, sender, text):
+    chunk = {{"sessionUpdate": "session_message_chunk", "messageId": message_id, "content": {{"type": "text", "text": text}}, "senderSessionId": sender}}
+    out.write({{"jsonrpc": "2.0", "method": "session/update", "params": {{"sessionId": session_id, "update": chunk}}}})
+
+
+def sender_{n}(update):
+    if isinstance(update, SessionMessageChunk):
+        return update.sender_session_id
+    return None
+"""
+
+
+def module_text(rng: random.Random, index: int) -> str:
+    parts = [f'"""Module {index}: generated for the migration benchmark."""\n\nimport math\n']
+    if index % AFFECTED_EVERY == AFFECTED_EVERY // 2:
+        parts.append(AFFECTED.format(n=index))
+        blocks = 2
+    else:
+        blocks = 4
+    parts.extend(ordinary_block(rng, index * 10 + k) for k in range(blocks))
+    return "".join(parts)
+
+
+def write_tree(root: Path) -> tuple[list[Path], int]:
+    rng = random.Random(SEED)
+    paths = []
+    lines = 0
+    for index in range(FILES):
+        package = root / f"pkg{index // 100:02d}"
+        package.mkdir(exist_ok=True)
+        path = package / f"mod{index:04d}.py"
+        text = module_text(rng, index)
+        path.write_text(text, encoding="utf-8")
+        lines += text.count("\n")
+        paths.append(path)
+    return paths, lines
+
+
+class NoOp(Codemod):
+    """Resolves the migration's metadata providers and changes nothing."""
+
+    METADATA_DEPENDENCIES = METADATA
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        return tree
+
+
+def parse_and_print(paths: list[Path]) -> None:
+    for path in paths:
+        cst.parse_module(path.read_bytes()).bytes  # noqa: B018 - printing is the work
+
+
+def noop_with_metadata(paths: list[Path]) -> None:
+    for path in paths:
+        module = cst.parse_module(path.read_bytes())
+        NoOp(CodemodContext(filename=str(path))).transform_module(module).bytes  # noqa: B018
+
+
+def migrate_files(paths: list[Path]) -> None:
+    options = Options(rules=ALL_RULES)
+    for path in paths:
+        result = migrate_bytes(path, path.read_bytes(), options)
+        assert result.status == "changed", (path, result.error)
+
+
+def migrate_check(root: Path) -> None:
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli_main(["migrate", "--check", "--quiet", str(root)])
+    assert code == 1, code
+
+
+def timed(run: Callable[[], None], repeats: int = 1) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="acp-migrate-bench-") as directory:
+        root = Path(directory)
+        paths, lines = write_tree(root)
+        affected = [p for p in paths if may_be_affected(p.read_bytes())]
+        affected_lines = sum(p.read_bytes().count(b"\n") for p in affected)
+        print(f"tree: {len(paths)} files, {lines} lines; {len(affected)} files use the old API")
+
+        # Warm up imports and libcst's parser once, outside the measurements.
+        migrate_files(affected[:1])
+        noop_with_metadata(affected[:1])
+
+        whole_migrate = timed(lambda: migrate_check(root), REPEATS)
+        whole_parse = timed(lambda: parse_and_print(paths))
+        part_migrate = timed(lambda: migrate_files(affected), REPEATS)
+        part_noop = timed(lambda: noop_with_metadata(affected), REPEATS)
+
+    rows = [
+        ("whole tree", "migrate --check", whole_migrate, lines),
+        ("whole tree", "libcst parse + print", whole_parse, lines),
+        ("affected files", "migrate", part_migrate, affected_lines),
+        ("affected files", "no-op codemod, same metadata", part_noop, affected_lines),
+    ]
+    print(f"{'set':<16} {'run':<30} {'seconds':>8} {'lines/s':>10}")
+    for scope, label, seconds, count in rows:
+        print(f"{scope:<16} {label:<30} {seconds:>8.2f} {count / seconds:>10.0f}")
+    speedup = whole_parse / whole_migrate
+    overhead = part_migrate / part_noop
+    print(
+        f"whole tree: migrate --check is {speedup:.1f}x faster than parse + print "
+        f"(target >= {WHOLE_TARGET:.0f}x: {'met' if speedup >= WHOLE_TARGET else 'MISSED'})"
+    )
+    print(
+        f"affected files: migrate takes {overhead:.2f}x the no-op codemod "
+        f"(target <= {AFFECTED_TARGET}x: {'met' if overhead <= AFFECTED_TARGET else 'MISSED'})"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,394 @@
+"""`acp-schema migrate`: exit codes, modes, reports, files, workers, libcst.tool."""
+
+# The before/after samples keep the line lengths of the code they show.
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from acp_schema.codegen.cli import main
+from acp_schema.migrations.cli import _ProgressBar
+from acp_schema.migrations.files import (
+    FileChangedError,
+    GitignoreMatcher,
+    discover,
+    write_atomically,
+)
+
+OLD = textwrap.dedent(
+    """\
+    from acp_schema.v2 import SessionMessageChunk, TextContent
+
+
+    def send(out, mid, me, parts):
+        for part in parts:
+            out.put(SessionMessageChunk(message_id=mid, content=TextContent(text=part), sender_session_id=me))
+    """
+)
+READER = textwrap.dedent(
+    """\
+    from acp_schema.v2 import SessionMessageChunk
+
+
+    def sender(chunk: SessionMessageChunk):
+        return chunk.sender_session_id
+    """
+)
+PLAIN = "def unrelated():\n    return 1\n"
+
+
+def tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    return root
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def migrate(*args: str | Path) -> int:
+    return main(["migrate", *map(str, args)])
+
+
+class TestExitCodesAndModes:
+    def test_check_reports_pending_changes_and_writes_nothing(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        root = tree(tmp_path, {"app/send.py": OLD, "app/plain.py": PLAIN})
+        before = snapshot(root)
+        assert migrate("--check", root) == 1
+        assert snapshot(root) == before
+        out = capsys.readouterr().out
+        assert "1 would change" in out and "1 skipped" in out
+
+    def test_write_then_nothing_left_to_do(self, tmp_path: Path) -> None:
+        root = tree(tmp_path, {"send.py": OLD})
+        assert migrate(root) == 0
+        text = (root / "send.py").read_text()
+        assert "    out.put(SessionMessage(message_id=mid, sender_session_id=me))\n" in text
+        assert (
+            "out.put(SessionMessageChunk(message_id=mid, content=TextContent(text=part)))" in text
+        )
+        assert migrate("--check", root) == 0
+
+    def test_warnings_alone_do_not_fail_check(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        root = tree(tmp_path, {"reader.py": READER})
+        assert migrate("--check", root) == 0
+        assert "reader.py:5:11: chunk-identity/read:" in capsys.readouterr().out
+
+    def test_diff_prints_and_changes_nothing(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        root = tree(tmp_path, {"send.py": OLD})
+        before = snapshot(root)
+        assert migrate("--diff", root) == 0
+        assert snapshot(root) == before
+        out = capsys.readouterr().out
+        assert f"--- a/{(root / 'send.py').as_posix()}" in out
+        assert "+    out.put(SessionMessage(message_id=mid, sender_session_id=me))" in out
+        assert migrate("--diff", "--check", root) == 1
+
+    def test_syntax_error_is_reported_and_the_run_goes_on(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        broken = "from acp_schema.v2 import SessionMessageChunk\ndef broken(:\n    pass\n"
+        root = tree(tmp_path, {"a_broken.py": broken, "b_send.py": OLD})
+        assert migrate(root) == 2
+        out = capsys.readouterr().out
+        assert "a_broken.py: error: cannot parse:" in out
+        assert "expected one of" in out  # the parser's own message
+        assert (root / "a_broken.py").read_text() == broken
+        assert "SessionMessage(" in (root / "b_send.py").read_text()
+        assert "1 failed" in out
+
+    def test_missing_path_is_an_error(self, tmp_path: Path) -> None:
+        assert migrate(tmp_path / "nope") == 2
+
+    def test_unknown_rule_is_a_usage_error(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        assert migrate("--select", "chunk-identity/typo", tmp_path) == 2
+        assert "unknown rule 'chunk-identity/typo'" in capsys.readouterr().err
+
+
+class TestSelection:
+    def test_family_and_rules(self, tmp_path: Path) -> None:
+        root = tree(tmp_path, {"send.py": OLD})
+        assert migrate("--check", "--disable", "chunk-identity", root) == 0
+        assert migrate("--check", "--select", "chunk-identity/read", root) == 0
+        assert migrate("--check", "--select", "chunk-identity", root) == 1
+        assert migrate("--check", "--select", "chunk-identity/constructor", root) == 1
+
+    def test_bindings_from_the_command_line_and_pyproject(self, tmp_path: Path) -> None:
+        vendored = OLD.replace("acp_schema.v2", "vendored_acp.schema")
+        root = tree(tmp_path, {"app/send.py": vendored})
+        assert migrate("--check", root) == 0
+        assert migrate("--check", "--bindings", "vendored_acp", root) == 1
+        (root / "pyproject.toml").write_text(
+            '[tool.acp-schema.migrate]\nbindings = ["vendored_acp"]\nexclude = ["skip_*"]\n'
+        )
+        assert migrate("--check", root / "app") == 1
+
+
+class TestFiles:
+    def test_crlf_stays_crlf(self, tmp_path: Path) -> None:
+        root = tree(tmp_path, {"send.py": OLD.replace("\n", "\r\n").encode()})
+        assert migrate(root) == 0
+        data = (root / "send.py").read_bytes()
+        assert b"SessionMessage(message_id=mid" in data
+        assert b"\n" not in data.replace(b"\r\n", b"")
+        assert migrate("--check", root) == 0
+
+    def test_encoding_and_mode_are_kept(self, tmp_path: Path) -> None:
+        latin = "# -*- coding: latin-1 -*-\n# café\n" + OLD
+        root = tree(tmp_path, {"send.py": latin.encode("latin-1")})
+        (root / "send.py").chmod(0o640)
+        assert migrate(root) == 0
+        data = (root / "send.py").read_bytes()
+        assert "# café".encode("latin-1") in data
+        assert (root / "send.py").stat().st_mode & 0o777 == 0o640
+        assert [p.name for p in root.iterdir()] == ["send.py"]  # no temp file left
+
+    def test_exclude_globs(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        root = tree(tmp_path, {"app/send.py": OLD, "vendor/send.py": OLD, "app/gen_pb2.py": OLD})
+        assert migrate("--check", "--exclude", "vendor", "--exclude", "*_pb2.py", root) == 1
+        out = capsys.readouterr().out
+        assert "1 files scanned" in out
+        found = discover([root], excludes=["app/*"])
+        assert [p.relative_to(root).as_posix() for p in found.files] == ["vendor/send.py"]
+
+    def test_gitignore_with_git(self, tmp_path: Path) -> None:
+        if shutil.which("git") is None:
+            pytest.skip("git is not installed")
+        root = tree(
+            tmp_path,
+            {
+                ".gitignore": "ignored/\n*.gen.py\n",
+                "a.py": OLD,
+                "ignored/b.py": OLD,
+                "c.gen.py": OLD,
+            },
+        )
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        found = discover([root])
+        assert found.used_git
+        assert [p.name for p in found.files] == ["a.py"]
+        # A file named on the command line is taken even when ignored.
+        assert discover([root / "ignored" / "b.py"]).files == [root / "ignored" / "b.py"]
+        assert len(discover([root], gitignore=False).files) == 3
+
+    def test_gitignore_without_git(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr("acp_schema.migrations.files.shutil.which", lambda name: None)
+        root = tree(
+            tmp_path,
+            {
+                ".git/HEAD": "",
+                ".gitignore": "build/\n/top.py\n*.gen.py\n!keep.gen.py\n",
+                "sub/.gitignore": "local.py\n",
+                "src/top.py": OLD,
+                "top.py": OLD,
+                "build/x.py": OLD,
+                "a.gen.py": OLD,
+                "keep.gen.py": OLD,
+                "sub/local.py": OLD,
+                "sub/deep/local.py": OLD,
+                "sub/ok.py": OLD,
+            },
+        )
+        found = discover([root])
+        assert not found.used_git
+        assert sorted(p.relative_to(root).as_posix() for p in found.files) == [
+            "keep.gen.py",
+            "src/top.py",
+            "sub/ok.py",
+        ]
+        # Starting below the repository root still applies the root's .gitignore.
+        assert [p.name for p in discover([root / "build"]).files] == []
+
+    def test_gitignore_matcher_rules(self, tmp_path: Path) -> None:
+        (tmp_path / ".gitignore").write_text("# comment\n\n*.log\n!important.log\ndocs/\n/a/b.py\n")
+        matcher = GitignoreMatcher().extended(tmp_path)
+        assert matcher.ignored(tmp_path / "x" / "y.log", is_dir=False)
+        assert not matcher.ignored(tmp_path / "important.log", is_dir=False)
+        assert matcher.ignored(tmp_path / "docs", is_dir=True)
+        assert not matcher.ignored(tmp_path / "docs", is_dir=False)
+        assert matcher.ignored(tmp_path / "a" / "b.py", is_dir=False)
+        assert not matcher.ignored(tmp_path / "c" / "a" / "b.py", is_dir=False)
+
+    def test_write_refuses_a_file_changed_meanwhile(self, tmp_path: Path) -> None:
+        path = tmp_path / "x.py"
+        path.write_bytes(b"edited by someone\n")
+        with pytest.raises(FileChangedError):
+            write_atomically(path, b"new\n", expected=b"old\n")
+        assert path.read_bytes() == b"edited by someone\n"
+        assert [p.name for p in tmp_path.iterdir()] == ["x.py"]
+
+
+class TestReports:
+    def test_json_report(self, tmp_path: Path) -> None:
+        broken = "SessionMessageChunk(\n"
+        root = tree(
+            tmp_path,
+            {"send.py": OLD, "reader.py": READER, "plain.py": PLAIN, "broken.py": broken},
+        )
+        report_path = tmp_path / "report.json"
+        assert migrate("--check", "--json", report_path, root) == 2
+        report = json.loads(report_path.read_text())
+        assert report["mode"] == "check"
+        assert report["summary"] == {
+            "scanned": 4,
+            "changed": 1,
+            "unchanged": 1,
+            "skipped": 1,
+            "failed": 1,
+            "warnings": {"chunk-identity/read": 1},
+        }
+        by_name = {Path(f["path"]).name: f for f in report["files"]}
+        assert by_name["send.py"]["status"] == "changed"
+        assert by_name["send.py"]["written"] is False
+        assert by_name["send.py"]["changes"][0]["rule"] == "chunk-identity/constructor"
+        assert by_name["plain.py"]["status"] == "skipped"
+        assert by_name["broken.py"]["status"] == "failed"
+        assert by_name["broken.py"]["error"].startswith("cannot parse:")
+        [warning] = by_name["reader.py"]["warnings"]
+        assert warning == {
+            "line": 5,
+            "column": 11,
+            "rule": "chunk-identity/read",
+            "message": warning["message"],
+        }
+        assert "TranscriptStore.entry" in warning["message"]
+
+    def test_progress_bar_only_on_a_terminal(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        root = tree(tmp_path, {"send.py": OLD})
+        migrate("--check", root)
+        assert "files" not in capsys.readouterr().err  # stderr is not a terminal here
+        stream = io.StringIO()
+        bar = _ProgressBar(stream)
+        bar(0, 4)
+        bar(4, 4)
+        assert stream.getvalue().endswith("[##############################] 4/4 files")
+
+
+HELPERS = textwrap.dedent(
+    """\
+    from acp_schema.v2 import SessionMessageChunk
+
+
+    def text_chunk(message_id: str, text: str, sender: str) -> SessionMessageChunk:
+        return SessionMessageChunk(message_id=message_id, content=text, sender_session_id=sender)
+    """
+)
+CALLER = textwrap.dedent(
+    """\
+    from .helpers import text_chunk
+
+
+    def send(out, mid, me, parts):
+        for part in parts:
+            out.put(text_chunk(mid, part, me))
+    """
+)
+
+
+class TestRepositoryRuns:
+    def test_helper_called_from_another_module(self, tmp_path: Path) -> None:
+        root = tree(
+            tmp_path, {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
+        )
+        assert migrate(root) == 0
+        use = (root / "app" / "use.py").read_text()
+        assert "out.put(SessionMessage(message_id=mid, sender_session_id=me))\n    for part" in use
+        assert "from acp_schema.v2 import SessionMessage" in use
+        assert "sender_session_id" not in (root / "app" / "helpers.py").read_text()
+        assert migrate("--check", root) == 0
+
+    def test_two_jobs_give_the_same_result_as_one(self, tmp_path: Path) -> None:
+        files: dict[str, str | bytes] = {
+            "app/__init__.py": "",
+            "app/helpers.py": HELPERS,
+            "app/use.py": CALLER,
+            "app/reader.py": READER,
+            "app/broken.py": "SessionMessageChunk(\n",
+        }
+        files.update({f"app/send_{n}.py": OLD.replace("mid", f"mid{n}") for n in range(6)})
+        files.update({f"app/plain_{n}.py": PLAIN for n in range(6)})
+        one, two = tree(tmp_path / "one", files), tree(tmp_path / "two", files)
+        assert migrate("--json", tmp_path / "one.json", one) == 2
+        assert migrate("--jobs", "2", "--json", tmp_path / "two.json", two) == 2
+        assert {k: v[0] for k, v in snapshot(one).items()} == {
+            k: v[0] for k, v in snapshot(two).items()
+        }
+
+        def report(name: str, root: Path) -> str:
+            return (tmp_path / name).read_text().replace(root.as_posix(), "ROOT")
+
+        assert report("one.json", one) == report("two.json", two)
+
+
+def test_libcst_tool_runs_the_codemod(tmp_path: Path) -> None:
+    path = tmp_path / "send.py"
+    path.write_text(OLD)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "libcst.tool",
+            "codemod",
+            "--no-format",
+            "--hide-progress",
+            "-x",
+            "acp_schema.migrations.chunk_identity.ChunkIdentityCommand",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "SessionMessage(message_id=mid, sender_session_id=me)" in path.read_text()
+
+
+def test_an_internal_error_fails_only_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from acp_schema.migrations import chunk_identity
+
+    real = chunk_identity.plan_module
+
+    def fragile(planner):  # type: ignore[no-untyped-def]
+        if "boom" in planner.facts.module.code:
+            raise RuntimeError("boom")
+        return real(planner)
+
+    monkeypatch.setattr(chunk_identity, "plan_module", fragile)
+    root = tree(tmp_path, {"a.py": OLD + "# boom\n", "b.py": OLD})
+    assert migrate(root) == 2
+    out = capsys.readouterr().out
+    assert "a.py: error: internal error, file left unchanged: RuntimeError: boom" in out
+    assert (root / "a.py").read_text() == OLD + "# boom\n"
+    assert "SessionMessage(" in (root / "b.py").read_text()
