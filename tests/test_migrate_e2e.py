@@ -73,25 +73,6 @@ def test_migration_changes_every_sender_and_is_idempotent(
     assert main(["migrate", "--check", str(root / "old_client")]) == 0
 
 
-@pytest.fixture(scope="session")
-def installed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project installed with `pip install --target`, for mypy (which cannot follow
-    the editable install); made once per test session.
-
-    pip builds in an isolated environment, which needs setuptools from an index or
-    pip's cache. Offline without it, the bindings package is copied as pyproject.toml
-    maps it (`acp_schema` is the `generated/` folder), which is all mypy reads here."""
-    target = tmp_path_factory.mktemp("site")
-    command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
-    done = subprocess.run(
-        [*command, str(REPO)], capture_output=True, text=True, check=False, timeout=300
-    )
-    if done.returncode != 0:
-        shutil.rmtree(target)
-        shutil.copytree(REPO / "generated", target / "acp_schema")
-    return target
-
-
 def test_migrated_code_passes_mypy_strict_against_the_new_bindings(
     migrated: tuple[Path, dict[str, Any]], installed_project: Path
 ) -> None:
