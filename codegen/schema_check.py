@@ -203,8 +203,10 @@ def _iter_json(node: object, pointer: str = "") -> Iterator[tuple[str, object]]:
             stack.extend((f"{ptr}/{i}", v) for i, v in enumerate(cur))
 
 
-def _read(path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
-    """Parse the file; raise SchemaError(unusable=True) if there is nothing to check."""
+def parse_schema_file(path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
+    """Parse the file (UTF-8, strict JSON, duplicate keys located as problems); raise
+    SchemaError(unusable=True) if there is nothing to check. The reading stage shared by
+    every command that takes a schema file."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -237,13 +239,13 @@ def check_schema_file(path: str | os.PathLike[str]) -> list[Problem]:
 
     Raises SchemaError(unusable=True) when the file cannot be read or is not JSON.
     """
-    doc, problems = _read(path)
+    doc, problems = parse_schema_file(path)
     return sorted(set(problems + check_schema_document(doc)))
 
 
 def load_schema(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Parse and check *path*; return the document, or raise SchemaError listing all."""
-    doc, problems = _read(path)
+    doc, problems = parse_schema_file(path)
     problems = sorted(set(problems + check_schema_document(doc)))
     if problems:
         raise SchemaError(path, problems)

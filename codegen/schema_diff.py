@@ -58,7 +58,7 @@ from .diff_verdicts import (
     types_effect,
     worst,
 )
-from .schema_check import Problem, SchemaError, iter_subschemas, json_type
+from .schema_check import Problem, SchemaError, iter_subschemas, json_type, parse_schema_file
 from .schema_structure import DOC_ONLY_KEYWORDS, structure
 from .schema_views import (
     accepts_extra,
@@ -188,10 +188,7 @@ def read_document(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[st
     ``$defs`` that does not resolve). The full Draft 2020-12 check is ``acp-schema schema
     check``; it costs more than the whole diff, so it is not repeated here.
     """
-    # The reading stage of schema_check: UTF-8, strict JSON, duplicate keys located.
-    from .schema_check import _read
-
-    doc, duplicates = _read(path)
+    doc, duplicates = parse_schema_file(path)
     problems = _walkable(doc)
     if problems:
         raise SchemaError(path, problems)
