@@ -141,6 +141,19 @@ def _drop_text_formats(schema: JSON) -> None:
             del node["format"]
 
 
+def _params_variants(params: Any) -> list[str]:
+    """The definitions an envelope's `params` may be: `anyOf: [{anyOf: [wrapped refs]}, null]`."""
+    if not isinstance(params, dict):
+        return []
+    refs: list[str] = []
+    for option in params.get("anyOf", []):
+        for variant in option.get("anyOf", [option]) if isinstance(option, dict) else []:
+            ref = _plain_ref(variant)
+            if ref is not None:
+                refs.append(ref)
+    return refs
+
+
 def _drop_property_defaults(schema: JSON) -> None:
     """Omitted stays omitted: a property's schema `default` says how a receiver reads an
     omitted key, but filling it in would write the key back on encode. The bindings keep
@@ -197,8 +210,67 @@ class _Prepass:
         _drop_text_formats(self.schema)
         _drop_property_defaults(self.schema)
         for name in list(self.defs):
+            self.dispatch_by_method(name)
+        for name in list(self.defs):
             self.visit_def(name)
         return PrepassResult(self.schema, self.unions)
+
+    def dispatch_by_method(self, name: str) -> None:
+        """A JSON-RPC envelope (`method` plus "one of these params") becomes a union tagged
+        by `method`: one class per method whose params definition names it in `x-method`,
+        and `<Envelope>Other` for extension methods.
+
+        The schema only says "params is one of these"; decoded that way, params would be
+        matched by shape whatever the method says, and a message for one method could
+        decode as the params of another.
+        """
+        node = self.defs[name]
+        props = node.get("properties") if isinstance(node, dict) else None
+        method_schema = props.get("method") if props else None
+        if not isinstance(method_schema, dict) or method_schema.get("type") != "string":
+            return
+        params = _params_variants(props.get("params"))
+        known = {
+            ref: self.defs[ref]["x-method"]
+            for ref in params
+            if isinstance(self.defs.get(ref), dict) and "x-method" in self.defs[ref]
+        }
+        if not known:
+            return
+        union = TaggedUnion(name, "method")
+        shared = {k: v for k, v in props.items() if k not in ("method", "params")}
+        required = [r for r in node.get("required", []) if r != "method"]
+        members = []
+        for ref in params:
+            if ref in known:
+                method = {"type": "string", "const": known[ref], "default": known[ref]}
+                body = self.envelope(shared, method, ref, required)
+                body["description"] = f"A `{known[ref]}` message; its params are `{ref}`."
+                variant = name + pascal(known[ref])
+                union.variants[known[ref]] = variant
+            else:
+                body = self.envelope(shared, {"type": "string"}, ref, [*required, "method"])
+                body["description"] = (
+                    "A message for a method this schema does not define (an extension); "
+                    "its params are kept as sent."
+                )
+                variant = union.other = name + "Other"
+            self.defs[variant] = body  # named by method: distinct, and new (checked below)
+            members.append({"$ref": f"#/$defs/{variant}"})
+        if len(set(union.variants.values())) != len(known):
+            raise NamingError(f"{name}: two params definitions declare the same x-method")
+        self.defs[name] = {"description": node.get("description", ""), "anyOf": members}
+        self.visited.add(name)
+        self.unions[name] = union
+
+    @staticmethod
+    def envelope(shared: JSON, method: JSON, params_ref: str, required: list[str]) -> JSON:
+        params = {"anyOf": [{"$ref": f"#/$defs/{params_ref}"}, {"type": "null"}]}
+        return {
+            "type": "object",
+            "properties": {**shared, "method": method, "params": params},
+            "required": required,
+        }
 
     def visit_def(self, name: str) -> None:
         # A variant may wrap a union defined later; visiting on demand keeps the order free.

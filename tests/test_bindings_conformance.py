@@ -20,10 +20,12 @@ from acp_schema.v2.methods import METHODS as V2_METHODS
 from tests.schema_strategies import SchemaStrategies
 
 MODULES = {"v1": v1, "v2": v2}
-# The session-update and content types of each version; whole JSON-RPC messages below.
+# The session-update, content and JSON-RPC envelope types of each version (the envelopes
+# decode params by `method`); whole messages through the method table below.
+ENVELOPES = ["AgentRequest", "AgentNotification", "ClientRequest", "ClientNotification"]
 DEFINITIONS = {
-    "v1": ["ContentBlock", "SessionUpdate", "SessionNotification"],
-    "v2": ["ContentBlock", "SessionUpdate", "UpdateSessionNotification"],
+    "v1": ["ContentBlock", "SessionUpdate", "SessionNotification", *ENVELOPES],
+    "v2": ["ContentBlock", "SessionUpdate", "UpdateSessionNotification", *ENVELOPES],
 }
 CASES = [(version, name) for version, names in DEFINITIONS.items() for name in names]
 # Keys the revision removed from chunks: accepted, but never part of the decoded value.

@@ -3,6 +3,7 @@ and omitted versus null."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -175,3 +176,19 @@ def test_constraints_apply_to_the_value_not_to_null() -> None:
     assert v1.ToolCallLocation.model_validate({"path": "/a", "line": None}).line is None
     assert v1.ToolCallLocation.model_validate({"path": "/a", "line": 3}).line == 3
     assert v1.ToolCallLocation.model_validate({"path": "/a", "line": -1}).line is MISSING
+
+
+def test_envelopes_decode_params_by_method() -> None:
+    from pydantic import TypeAdapter
+
+    envelope = TypeAdapter(v2.AgentNotification)
+    params = {"sessionId": "s", "update": {"sessionUpdate": "session_message", "messageId": "m"}}
+    known = envelope.validate_python({"method": "session/update", "params": params})
+    assert isinstance(known, v2.AgentNotificationSessionUpdate)
+    assert isinstance(known.params, v2.UpdateSessionNotification)
+    # the same params under an extension method stay as they were sent
+    other = envelope.validate_python({"method": "_vendor/update", "params": params})
+    assert isinstance(other, v2.AgentNotificationOther)
+    assert json.loads(envelope.dump_json(other)) == {"method": "_vendor/update", "params": params}
+    with pytest.raises(ValidationError):
+        envelope.validate_python({"method": "session/update", "params": {"sessionId": "s"}})
