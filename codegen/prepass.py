@@ -17,9 +17,13 @@ Naming rule for a tagged-union variant (documented in docs/bindings.md):
    (`SessionUpdate` + `tool_call_update` -> `SessionUpdateToolCallUpdate`,
    `DiffChange` + `add` -> `DiffChangeAdd`).
 4. The open "other" variant of a union (the one guarded by `not`) is `<Union>Other`.
+5. A variant wrapping a union that is used elsewhere too gets a tagged copy of each member,
+   named `<Union><Member>`.
 
 Titled variants of untagged unions become `<Union><Title>`; a variant that only wraps a
-`$ref` becomes that `$ref`.
+`$ref` becomes that `$ref`. JSON-RPC envelopes become unions tagged by `method`
+(`<Envelope><Method>`, `<Envelope>Other`), and objects whose alternatives only add
+properties are folded into one class (`fold`). docs/bindings.md explains each choice.
 """
 
 from __future__ import annotations
