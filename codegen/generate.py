@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,7 +20,12 @@ from typing import Any
 
 from .postpass import PostpassPlan, finish_module
 from .prepass import prepass
-from .schema_check import load_schema
+from .schema_check import (
+    SchemaError,
+    check_schema_document,
+    meta_schema_problems,
+    parse_schema_file,
+)
 
 VERSIONS = ("v1", "v2")
 RUNTIME_MODULE = "acp_schema._runtime"
@@ -94,7 +99,14 @@ def seal(text: str) -> str:
     return "\n".join([*header_lines, f"{CONTENT_PREFIX}{digest}", body])
 
 
-def _run_codegen(schema: dict[str, Any], file_header: str, workdir: Path) -> str:
+@contextmanager
+def _codegen_started(
+    schema: dict[str, Any], file_header: str, workdir: Path
+) -> Iterator[Callable[[], str]]:
+    """Start datamodel-codegen on `schema`; yield a function that waits for its module.
+
+    The caller can work while it runs; leaving the block early stops it.
+    """
     source = workdir / "schema.json"
     target = workdir / "models.py"
     source.write_text(json.dumps(schema, indent=1, sort_keys=False), encoding="utf-8")
@@ -103,10 +115,25 @@ def _run_codegen(schema: dict[str, Any], file_header: str, workdir: Path) -> str
         f"--input={source}", f"--output={target}", f"--custom-file-header={file_header}",
         *CODEGEN_FLAGS,
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"datamodel-codegen failed ({done.returncode}):\n{done.stderr}")
-    return target.read_text(encoding="utf-8")
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def finish() -> str:
+        _, stderr = process.communicate()
+        if process.returncode != 0:
+            raise RuntimeError(f"datamodel-codegen failed ({process.returncode}):\n{stderr}")
+        return target.read_text(encoding="utf-8")
+
+    try:
+        yield finish
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def _run_codegen(schema: dict[str, Any], file_header: str, workdir: Path) -> str:
+    with _codegen_started(schema, file_header, workdir) as finish:
+        return finish()
 
 
 def ruff_format(text: str, filename: str) -> str:
@@ -147,10 +174,25 @@ def _methods_module(schema: dict[str, Any], file_header: str, classes: set[str])
     return "\n".join(lines)
 
 
+def _checked(schema_path: Path) -> dict[str, Any]:
+    """The parsed schema after every check but the meta-schema one (see `render`)."""
+    doc, problems = parse_schema_file(schema_path)
+    problems += check_schema_document(doc, meta_schema=False)
+    if problems:  # report everything at once, the meta-schema's findings included
+        raise SchemaError(schema_path, sorted(set(problems + meta_schema_problems(doc))))
+    assert isinstance(doc, dict)  # a non-object top level is a problem above
+    return doc
+
+
 def render(schema_path: Path) -> list[GeneratedFile]:
-    """Generate the binding files of the schema at `schema_path`, in memory."""
+    """Generate the binding files of the schema at `schema_path`, in memory.
+
+    Nothing is produced from a schema with problems. The meta-schema validation, the slow
+    part of the checks, runs while datamodel-codegen works on the pre-pass output; the
+    cheaper checks run first, so the pre-pass only ever sees resolvable, well-formed input.
+    """
     raw = schema_path.read_bytes()
-    schema = load_schema(schema_path)
+    schema = _checked(schema_path)
     digest = hashlib.sha256(raw).hexdigest()
     file_header = header(schema_path.name, digest)
     pre = prepass(schema)
@@ -160,8 +202,14 @@ def render(schema_path: Path) -> list[GeneratedFile]:
         for name, keys in IGNORED_KEYS.items()
         if name in declared and not set(keys) & set(declared[name].get("properties", {}))
     }
-    with tempfile.TemporaryDirectory(prefix="acp-schema-") as tmp:
-        models = _run_codegen(pre.schema, file_header, Path(tmp))
+    with (
+        tempfile.TemporaryDirectory(prefix="acp-schema-") as tmp,
+        _codegen_started(pre.schema, file_header, Path(tmp)) as finish,
+    ):
+        problems = meta_schema_problems(schema)
+        if problems:
+            raise SchemaError(schema_path, problems)
+        models = finish()
     models = finish_module(models, PostpassPlan(unions=pre.unions, ignored_keys=ignored))
     models = ruff_format(models, "__init__.py")
     methods = ruff_format(_methods_module(pre.schema, file_header, set(declared)), "methods.py")

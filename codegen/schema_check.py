@@ -253,11 +253,16 @@ def load_schema(path: str | os.PathLike[str]) -> dict[str, Any]:
     return doc
 
 
-def check_schema_document(doc: object) -> list[Problem]:
-    """All problems of an already parsed schema document, sorted."""
+def check_schema_document(doc: object, *, meta_schema: bool = True) -> list[Problem]:
+    """All problems of an already parsed schema document, sorted.
+
+    `meta_schema=False` leaves out the Draft 2020-12 meta-schema validation, nearly all of
+    the cost on a large schema, for a caller that runs `meta_schema_problems` itself while
+    it waits for other work (the generator does, beside datamodel-codegen).
+    """
     if not isinstance(doc, dict):
         return [Problem("", f"top level must be a JSON object (a schema), got {_kind(doc)}")]
-    problems = _check_dialect(doc) + _check_meta_schema(doc)
+    problems = _check_dialect(doc) + (_check_meta_schema(doc) if meta_schema else [])
     subschemas = list(iter_subschemas(doc))
     index = _Index(doc, subschemas)
     for pointer, schema in subschemas:
@@ -349,6 +354,11 @@ def _check_dialect(doc: dict[str, Any]) -> list[Problem]:
 _META = Draft202012Validator(
     Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
 )
+
+
+def meta_schema_problems(doc: object) -> list[Problem]:
+    """What the Draft 2020-12 meta-schema finds wrong with a parsed document, sorted."""
+    return sorted(set(_check_meta_schema(doc))) if isinstance(doc, dict) else []
 
 
 def _check_meta_schema(doc: dict[str, Any]) -> list[Problem]:

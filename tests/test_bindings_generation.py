@@ -211,3 +211,14 @@ def test_every_definition_is_a_class_or_named_alias(module: ModuleType) -> None:
     definitions = json.loads(bundled_schema(version).read_text())["$defs"]
     missing = [name for name in definitions if not hasattr(module, name)]
     assert missing == []
+
+
+def test_a_meta_schema_problem_stops_generation_midway(tmp_path: Path) -> None:
+    # Only the meta-schema check sees this one; it runs while datamodel-codegen works.
+    broken = tmp_path / "schema.json"
+    broken.write_text('{"$defs": {"A": {"type": "object", "minProperties": -1}}}')
+    out = tmp_path / "out"
+    with pytest.raises(SchemaError) as caught:
+        generate(broken, out)
+    assert [p.pointer for p in caught.value.problems] == ["/$defs/A/minProperties"]
+    assert not out.exists()
