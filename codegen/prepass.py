@@ -230,8 +230,9 @@ class _Prepass:
         """
         node = self.defs[name]
         props = node.get("properties") if isinstance(node, dict) else None
-        method_schema = props.get("method") if props else None
-        if not isinstance(method_schema, dict) or method_schema.get("type") != "string":
+        if not isinstance(props, dict) or not isinstance(props.get("method"), dict):
+            return
+        if props["method"].get("type") != "string":
             return
         params = _params_variants(props.get("params"))
         known = {
