@@ -246,22 +246,29 @@ class _Prepass:
         shared = {k: v for k, v in props.items() if k not in ("method", "params")}
         required = [r for r in node.get("required", []) if r != "method"]
         members = []
-        for ref in params:
-            if ref in known:
-                method = {"type": "string", "const": known[ref], "default": known[ref]}
-                body = self.envelope(shared, method, ref, required)
-                body["description"] = f"A `{known[ref]}` message; its params are `{ref}`."
-                variant = name + pascal(known[ref])
-                union.variants[known[ref]] = variant
-            else:
-                body = self.envelope(shared, {"type": "string"}, ref, [*required, "method"])
-                body["description"] = (
-                    "A message for a method this schema does not define (an extension); "
-                    "its params are kept as sent."
-                )
-                variant = union.other = name + "Other"
+        for ref in [r for r in params if r in known]:
+            method = {"type": "string", "const": known[ref], "default": known[ref]}
+            body = self.envelope(shared, method, [ref], required)
+            body["description"] = f"A `{known[ref]}` message; its params are `{ref}`."
+            variant = name + pascal(known[ref])
+            union.variants[known[ref]] = variant
             self.defs[variant] = body  # named by method: distinct, and new (checked below)
             members.append({"$ref": f"#/$defs/{variant}"})
+        # Any other method: its params are whatever the envelope allowed that no method
+        # claims (an extension's object), or, without one, any of the envelope's params.
+        extension = [r for r in params if r not in known]
+        union.other = name + "Other"
+        body = self.envelope(shared, {"type": "string"}, extension or params, [*required, "method"])
+        body["description"] = (
+            "A message for a method this schema does not define (an extension); "
+            + (
+                "its params are kept as sent."
+                if extension
+                else "its params take any shape the envelope allows."
+            )
+        )
+        self.defs[union.other] = body
+        members.append({"$ref": f"#/$defs/{union.other}"})
         if len(set(union.variants.values())) != len(known):
             raise NamingError(f"{name}: two params definitions declare the same x-method")
         self.defs[name] = {"description": node.get("description", ""), "anyOf": members}
@@ -269,8 +276,9 @@ class _Prepass:
         self.unions[name] = union
 
     @staticmethod
-    def envelope(shared: JSON, method: JSON, params_ref: str, required: list[str]) -> JSON:
-        params = {"anyOf": [{"$ref": f"#/$defs/{params_ref}"}, {"type": "null"}]}
+    def envelope(shared: JSON, method: JSON, params_refs: list[str], required: list[str]) -> JSON:
+        refs = [{"$ref": f"#/$defs/{ref}"} for ref in params_refs]
+        params = {"anyOf": [*refs, {"type": "null"}]}
         return {
             "type": "object",
             "properties": {**shared, "method": method, "params": params},

@@ -25,7 +25,13 @@ MODULES = {"v1": v1, "v2": v2}
 ENVELOPES = ["AgentRequest", "AgentNotification", "ClientRequest", "ClientNotification"]
 DEFINITIONS = {
     "v1": ["ContentBlock", "SessionUpdate", "SessionNotification", *ENVELOPES],
-    "v2": ["ContentBlock", "SessionUpdate", "UpdateSessionNotification", *ENVELOPES],
+    "v2": [
+        "ContentBlock",
+        "SessionUpdate",
+        "UpdateSessionNotification",
+        *ENVELOPES,
+        "ProtocolLevelNotification",
+    ],
 }
 CASES = [(version, name) for version, names in DEFINITIONS.items() for name in names]
 # Keys the revision removed from chunks: accepted, but never part of the decoded value.
