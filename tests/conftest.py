@@ -1,15 +1,23 @@
-"""Fixtures shared by several test modules."""
+"""Fixtures and settings shared by several test modules."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
+
+# In CI the property tests draw the same examples every run, so a red build always means
+# a change, never a newly drawn example; on developers' machines they keep exploring.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")
