@@ -51,5 +51,5 @@ def typecheck(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Benchmarks: ratios against baselines measured side by side in one run."""
-    session.install("-e", ".[dev,bench]")
+    session.install("-e", ".[dev]")
     session.run("python", "-m", "tests.bench", *session.posargs)
