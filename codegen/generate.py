@@ -18,7 +18,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from .postpass import PostpassPlan, finish_module
+from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
 from .prepass import prepass
 from .schema_check import (
     SchemaError,
@@ -28,7 +28,6 @@ from .schema_check import (
 )
 
 VERSIONS = ("v1", "v2")
-RUNTIME_MODULE = "acp_schema._runtime"
 
 # Wire keys that the revision removed from a definition. Decoders ignore them and never
 # write them back (spec: a chunk that still sends participant IDs is accepted, those keys

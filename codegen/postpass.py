@@ -4,9 +4,11 @@ What the generator cannot express, the post-pass writes into the module, by synt
 
 - the `x-deserialize-*` keywords, which the generator leaves in `json_schema_extra`, become
   the runtime's `Annotated` markers (`DefaultOnError`, `SkipInvalidItems`, `DefaultOnNull`);
-- tagged unions become pydantic discriminated unions; open ones try the tagged variants
-  first and fall back to their `Other` class, whose tag field refuses the known tags;
+- tagged unions become `Annotated[A | B | Other, TagDispatch(...)]`: the plain union for
+  type checkers, a pydantic-core tagged union for decoding (open ones fall back to
+  `Other`, which refuses the known tags);
 - keys a revision removed from a definition are dropped on decode (`__acp_ignored_keys__`);
+- constraints move onto the value member of a nullable union (`ge=0` must not see `None`);
 - every field gets a typed builder `with_<field>(value)` returning a new instance.
 """
 
