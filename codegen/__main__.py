@@ -1,5 +1,5 @@
 """``python -m acp_schema.codegen``: the same as the ``acp-schema`` command."""
 
-from .cli import main
+from .entry import main
 
 raise SystemExit(main())
