@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack
-from importlib import metadata, resources
+from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from acp_schema.migrations.cli import register_migrate
 
+from .bundled import VERSIONS, bundled_schema, default_output
 from .drift_cli import register_check, register_diff
 from .schema_check import SchemaError, check_schema_file
 from .transcript_cli import register_transcript
@@ -25,7 +25,6 @@ EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_UNUSABLE = 2  # also argparse's code for a bad command line
 
-PROTOCOL_VERSIONS = ("v1", "v2")
 
 Handler = Callable[[argparse.Namespace], int]
 if TYPE_CHECKING:
@@ -63,30 +62,21 @@ def _register_schema(commands: Subparsers) -> None:
     check.set_defaults(func=_schema_check)
 
 
-def _bundled_schemas(stack: ExitStack) -> Iterator[Path]:
-    """Paths of the schemas shipped in acp_schema.codegen/schema/<version>/."""
-    root = resources.files("acp_schema.codegen")
-    for version in PROTOCOL_VERSIONS:
-        resource = root / "schema" / version / "schema.unstable.json"
-        yield stack.enter_context(resources.as_file(resource))
-
-
 def _schema_check(args: argparse.Namespace) -> int:
-    with ExitStack() as stack:
-        paths = [Path(p) for p in args.paths] or list(_bundled_schemas(stack))
-        clean = with_problems = unusable = problems = 0
-        for path in paths:
-            try:
-                found = check_schema_file(path)
-            except SchemaError as err:
-                print("\n".join(err.lines()))
-                unusable += 1
-                continue
-            for problem in found:
-                print(f"{path}: {problem}")
-            problems += len(found)
-            with_problems += bool(found)
-            clean += not found
+    paths = [Path(p) for p in args.paths] or [bundled_schema(v) for v in VERSIONS]
+    clean = with_problems = unusable = problems = 0
+    for path in paths:
+        try:
+            found = check_schema_file(path)
+        except SchemaError as err:
+            print("\n".join(err.lines()))
+            unusable += 1
+            continue
+        for problem in found:
+            print(f"{path}: {problem}")
+        problems += len(found)
+        with_problems += bool(found)
+        clean += not found
     print(
         f"{len(paths)} schema(s) checked: {clean} clean, {problems} problem(s) "
         f"in {with_problems}, {unusable} unusable"
@@ -119,7 +109,7 @@ def _register_generate(commands: Subparsers) -> None:
 
 def _generate(args: argparse.Namespace) -> int:
     # Imported here: the generator's dependencies are an extra, not needed for `schema`.
-    from .generate import bundled_schema, default_output, generate_many
+    from .generate import generate_many
 
     if (args.schema is None) != (args.out is None):
         print("acp-schema generate: --schema and --out go together", file=sys.stderr)
@@ -127,14 +117,14 @@ def _generate(args: argparse.Namespace) -> int:
     if args.schema is not None and args.versions:
         print("acp-schema generate: give versions or --schema, not both", file=sys.stderr)
         return EXIT_UNUSABLE
-    unknown = sorted(set(args.versions) - set(PROTOCOL_VERSIONS))
+    unknown = sorted(set(args.versions) - set(VERSIONS))
     if unknown:
         print(f"acp-schema generate: unknown version(s) {', '.join(unknown)}", file=sys.stderr)
         return EXIT_UNUSABLE
     jobs = (
         [(args.schema, args.out)]
         if args.schema is not None
-        else [(bundled_schema(v), default_output(v)) for v in args.versions or PROTOCOL_VERSIONS]
+        else [(bundled_schema(v), default_output(v)) for v in args.versions or VERSIONS]
     )
     try:
         written = generate_many(jobs)

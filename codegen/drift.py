@@ -30,15 +30,16 @@ import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from . import bundled
+from .bundled import SCHEMA_FILE, VERSIONS
 
 if TYPE_CHECKING:
     from .schema_check import SchemaError
 
-VERSIONS = ("v1", "v2")
-SCHEMA_FILE = "schema.unstable.json"
 GENERATOR = "datamodel-code-generator"
 
 # What `generate.render` writes into a package directory; the test suite checks that
@@ -120,16 +121,6 @@ class Target:
     fix: str  # the command that regenerates exactly this target
 
 
-def bundled_schema_dir() -> Path:
-    """Root holding ``<version>/schema.unstable.json`` (as generate.bundled_schema uses)."""
-    return Path(str(resources.files("acp_schema.codegen"))) / "schema"
-
-
-def bundled_generated_dir() -> Path:
-    """Root holding the ``<version>/`` packages (as generate.default_output uses)."""
-    return Path(str(resources.files("acp_schema")))
-
-
 def version_targets(
     versions: Sequence[str] = VERSIONS,
     *,
@@ -141,8 +132,8 @@ def version_targets(
     if unknown:
         raise ValueError(f"unknown protocol version {unknown[0]!r}; expected one of {VERSIONS}")
     custom = schema_dir is not None or generated_dir is not None
-    schema_root = schema_dir if schema_dir is not None else bundled_schema_dir()
-    out_root = generated_dir if generated_dir is not None else bundled_generated_dir()
+    schema_root = schema_dir if schema_dir is not None else bundled.schema_dir()
+    out_root = generated_dir if generated_dir is not None else bundled.generated_dir()
     targets = []
     for version in versions or VERSIONS:
         schema = schema_root / version / SCHEMA_FILE

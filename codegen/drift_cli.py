@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .bundled import VERSIONS
+
 if TYPE_CHECKING:
     from .cli import Subparsers
 
 EXIT_UNUSABLE = 2
-VERSIONS = ("v1", "v2")
 
 
 # --- check -------------------------------------------------------------------------------

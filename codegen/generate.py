@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,6 @@ from .schema_check import (
     meta_schema_problems,
     parse_schema_file,
 )
-
-VERSIONS = ("v1", "v2")
 
 # Wire keys that the revision removed from a definition. Decoders ignore them and never
 # write them back (spec: a chunk that still sends participant IDs is accepted, those keys
@@ -62,19 +60,6 @@ CODEGEN_FLAGS = (
 class GeneratedFile:
     name: str
     text: str
-
-
-def bundled_schema(version: str) -> Path:
-    """Path of the bundled schema of `version` (`v1` or `v2`)."""
-    if version not in VERSIONS:
-        raise ValueError(f"unknown protocol version {version!r}; expected one of {VERSIONS}")
-    return Path(
-        str(resources.files("acp_schema.codegen") / "schema" / version / "schema.unstable.json")
-    )
-
-
-def default_output(version: str) -> Path:
-    return Path(str(resources.files("acp_schema"))) / version
 
 
 def header(schema_name: str, digest: str) -> str:

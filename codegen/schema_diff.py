@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from .bundled import VERSIONS, bundled_schema
 from .diff_verdicts import (
     BREAKING,
     COMPATIBLE,
@@ -90,7 +91,6 @@ __all__ = [
 
 
 ROOT = "(root)"  # the part of a document outside $defs
-VERSIONS = ("v1", "v2")
 
 # Codemods of acp_schema.migrations that rewrite code for a removed property:
 # (definition, wire property name) -> codemod id (run with `acp-schema migrate`).
@@ -167,10 +167,8 @@ def resolve_input(arg: str) -> SchemaInput:
     An unknown version-like name (`v3`) that is not an existing file is an error; a file
     literally named `v1` can be given as `./v1`.
     """
-    from .drift import SCHEMA_FILE, bundled_schema_dir
-
     if arg in VERSIONS:
-        return SchemaInput(f"bundled {arg}", bundled_schema_dir() / arg / SCHEMA_FILE)
+        return SchemaInput(f"bundled {arg}", bundled_schema(arg))
     path = Path(arg)
     if not path.exists() and arg[:1] == "v" and arg[1:].isdigit():
         raise ValueError(

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from acp_schema import v1, v2
-from acp_schema.codegen.generate import bundled_schema
+from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.v1.methods import METHODS as V1_METHODS
 from acp_schema.v2.methods import METHODS as V2_METHODS
 from tests.schema_strategies import SchemaStrategies

@@ -15,13 +15,8 @@ import pytest
 from pydantic import BaseModel
 
 from acp_schema import v1, v2
-from acp_schema.codegen.generate import (
-    GeneratedFile,
-    bundled_schema,
-    default_output,
-    generate,
-    render,
-)
+from acp_schema.codegen.bundled import bundled_schema, default_output
+from acp_schema.codegen.generate import GeneratedFile, generate, render
 from acp_schema.codegen.schema_check import SchemaError
 
 REPO = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from acp_schema.codegen.generate import bundled_schema
+from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.schema_check import iter_subschemas
 
 IDENTITY = ("senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId")

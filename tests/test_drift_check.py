@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_schema.codegen import drift, generate
+from acp_schema.codegen import bundled, drift, generate
 from acp_schema.codegen.cli import main
 from acp_schema.codegen.generate import GeneratedFile
 
@@ -40,18 +40,18 @@ class Tree:
 
 @pytest.fixture(scope="module")
 def rendered() -> list[GeneratedFile]:
-    return generate.render(generate.bundled_schema("v1"))
+    return generate.render(bundled.bundled_schema("v1"))
 
 
 @pytest.fixture
 def tree(tmp_path: Path, rendered: list[GeneratedFile], monkeypatch: pytest.MonkeyPatch) -> Tree:
-    bundled = generate.bundled_schema("v1")
+    source = bundled.bundled_schema("v1")
     tree = Tree(tmp_path / "schema", tmp_path / "generated")
     tree.schema.parent.mkdir(parents=True)
-    shutil.copyfile(bundled, tree.schema)
+    shutil.copyfile(source, tree.schema)
     generate.write_files(rendered, tree.out)
     real_render = generate.render
-    original = bundled.read_bytes()
+    original = source.read_bytes()
 
     def render(path: Path) -> list[GeneratedFile]:
         return rendered if Path(path).read_bytes() == original else real_render(path)
@@ -86,8 +86,8 @@ def test_expected_files_are_what_a_render_writes(rendered: list[GeneratedFile]) 
 @pytest.mark.parametrize("version", ["v1", "v2"])
 def test_default_roots_are_the_generators(version: str) -> None:
     (target,) = drift.version_targets([version])
-    assert target.schema == generate.bundled_schema(version)
-    assert target.out == generate.default_output(version)
+    assert target.schema == bundled.bundled_schema(version)
+    assert target.out == bundled.default_output(version)
     assert target.fix == f"acp-schema generate {version}"
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from acp_schema.codegen import drift
-from acp_schema.codegen.generate import bundled_schema, render
+from acp_schema.codegen.bundled import bundled_schema
+from acp_schema.codegen.generate import render
 from acp_schema.codegen.schema_diff import SchemaInput, diff_files
 
 VERSIONS = ("v1", "v2")

@@ -1,0 +1,39 @@
+"""Where the bundled schemas and the committed bindings live, by protocol version.
+
+Kept free of heavy imports: the command line, the drift check and the generator all start
+from here.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+VERSIONS = ("v1", "v2")
+SCHEMA_FILE = "schema.unstable.json"
+
+
+def schema_dir() -> Path:
+    """Root holding `<version>/schema.unstable.json`."""
+    return Path(str(resources.files("acp_schema.codegen"))) / "schema"
+
+
+def generated_dir() -> Path:
+    """Root holding the `<version>/` binding packages."""
+    return Path(str(resources.files("acp_schema")))
+
+
+def _known(version: str) -> str:
+    if version not in VERSIONS:
+        raise ValueError(f"unknown protocol version {version!r}; expected one of {VERSIONS}")
+    return version
+
+
+def bundled_schema(version: str) -> Path:
+    """Path of the bundled schema of `version` (`v1` or `v2`)."""
+    return schema_dir() / _known(version) / SCHEMA_FILE
+
+
+def default_output(version: str) -> Path:
+    """The package directory the bindings of `version` are generated into."""
+    return generated_dir() / _known(version)
