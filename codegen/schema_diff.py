@@ -308,22 +308,23 @@ def _wire(
     """Wire compatibility of a change that makes the accepted values move by `effect`."""
     if effect == "unknown":
         return UNKNOWN, UNKNOWN, []
-    notes = []
-    old_reads_new = new_reads_old = COMPATIBLE
-    if effect in ("widened", "changed"):  # NEW may send what OLD rejects
-        if old_open:
-            notes.append("old decoders take it as the open variant")
-        elif at.old_absorbs:
-            notes.append(f"old decoders drop the value ({at.old_absorbs})")
+    notes: list[str] = []
+
+    def reader(side: str, affected: bool, is_open: bool, absorbs: str | None) -> Compat:
+        """Can `side`'s decoders read values the other side may now send?"""
+        if not affected:
+            return COMPATIBLE
+        if is_open:
+            notes.append(f"{side} decoders take it as the open variant")
+        elif absorbs:
+            notes.append(f"{side} decoders drop the value ({absorbs})")
         else:
-            old_reads_new = BREAKING
-    if effect in ("narrowed", "changed"):  # OLD may send what NEW rejects
-        if new_open:
-            notes.append("new decoders take it as the open variant")
-        elif at.new_absorbs:
-            notes.append(f"new decoders drop the value ({at.new_absorbs})")
-        else:
-            new_reads_old = BREAKING
+            return BREAKING
+        return COMPATIBLE
+
+    # widened: NEW may send what OLD rejects; narrowed: OLD may send what NEW rejects
+    old_reads_new = reader("old", effect in ("widened", "changed"), old_open, at.old_absorbs)
+    new_reads_old = reader("new", effect in ("narrowed", "changed"), new_open, at.new_absorbs)
     return old_reads_new, new_reads_old, notes
 
 
