@@ -6,7 +6,7 @@ from here.
 
 from __future__ import annotations
 
-from importlib import resources
+from importlib import resources, util
 from pathlib import Path
 
 VERSIONS = ("v1", "v2")
@@ -19,8 +19,11 @@ def schema_dir() -> Path:
 
 
 def generated_dir() -> Path:
-    """Root holding the `<version>/` binding packages."""
-    return Path(str(resources.files("acp_schema")))
+    """Root holding the `<version>/` binding packages (found without importing them)."""
+    spec = util.find_spec(f"acp_schema.{VERSIONS[0]}")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(f"the bindings package acp_schema.{VERSIONS[0]} is not installed")
+    return Path(next(iter(spec.submodule_search_locations))).parent
 
 
 def _known(version: str) -> str:

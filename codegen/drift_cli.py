@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_schema.cli_common import EXIT_UNUSABLE
+
 from .bundled import VERSIONS
 
 if TYPE_CHECKING:
-    from .cli import Subparsers
-
-EXIT_UNUSABLE = 2
+    from acp_schema.cli_common import Subparsers
 
 
 # --- check -------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ import libcst as cst
 
 from . import rules
 from .bindings import IDENTITY_BUILDERS
-from .command import MigrationCommand
 from .facts import Facts
 from .plan import Failure, Source
 from .planner import Planner
@@ -151,11 +150,3 @@ def source_from_builder(planner: Planner, call: cst.Call) -> Source | None:
     apply_links(source, found)
     source.changed_rules = ()
     return source if source.strips else None
-
-
-class ChunkBuilderCommand(MigrationCommand):
-    DESCRIPTION = (
-        "Replace with_sender_session_id / with_recipient_session_id on session message "
-        "chunks by a SessionMessage upsert sent before the chunk."
-    )
-    RULES = frozenset({rules.BUILDER})

@@ -32,7 +32,6 @@ import libcst as cst
 from . import rules
 from .bindings import IDENTITY_FIELDS, WIRE_TO_FIELD
 from .chunk_builder import apply_links, chain_above
-from .command import MigrationCommand
 from .plan import Failure, Source
 from .planner import Planner
 from .syntax import chain, code, drop_items
@@ -112,11 +111,3 @@ def source_from_call(planner: Planner, call: cst.Call) -> Source | None:
         source.rule = rules.BUILDER
     source.node = found.top
     return source
-
-
-class ChunkConstructorCommand(MigrationCommand):
-    DESCRIPTION = (
-        "Move sender_session_id / recipient_session_id passed to SessionMessageChunk(...) "
-        "to a SessionMessage upsert sent before the chunk."
-    )
-    RULES = frozenset({rules.CONSTRUCTOR})

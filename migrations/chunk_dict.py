@@ -23,7 +23,6 @@ import libcst as cst
 from . import rules
 from .bindings import CHUNK_TAG
 from .candidates import identity_key, message_id_element, tag_element
-from .command import MigrationCommand
 from .plan import Edit, Source
 from .planner import Planner
 from .syntax import chain, drop_items, string_value, with_last_comma
@@ -136,11 +135,3 @@ def identity_unless_chunk(node: cst.Dict, kind: cst.Name) -> Edit:
         return updated.with_changes(elements=elements)
 
     return edit
-
-
-class ChunkDictCommand(MigrationCommand):
-    DESCRIPTION = (
-        "Move senderSessionId / recipientSessionId of raw session_message_chunk payloads "
-        "to a raw session_message upsert sent before the chunk."
-    )
-    RULES = frozenset({rules.DICT})

@@ -1,4 +1,4 @@
-"""The `chunk-identity` migration: every rule of the family in one codemod.
+"""The `chunk-identity` migration's planning: every rule of the family for one module.
 
 The revision took `sender_session_id` / `recipient_session_id` off
 `SessionMessageChunk`: chunks carry content only, and a message's participants arrive
@@ -7,7 +7,7 @@ codemod moves the IDs of downstream code onto such an upsert, sent for the same 
 before the chunk with the same send call, and takes reads from the message.
 
     python -m libcst.tool codemod --no-format \\
-        -x acp_schema.migrations.chunk_identity.ChunkIdentityCommand src/
+        -x acp_schema.migrations.commands.ChunkIdentityCommand src/
 
 Rules: chunk-identity/constructor, /builder, /dict, /read, /import (see
 docs/migration.md). `acp-schema migrate` runs the same codemod over a repository with
@@ -20,7 +20,6 @@ import libcst as cst
 
 from . import chunk_builder, chunk_constructor, chunk_dict, chunk_import, chunk_read, rules
 from .candidates import Candidates, collect
-from .command import MigrationCommand
 from .helper_calls import call_source, kind_template, template_for
 from .plan import Failure, HelperTemplate, Plan, Source
 from .planner import Placement, Planner
@@ -208,11 +207,3 @@ def _plan_helper_call(planner: Planner, call: cst.Call, template: HelperTemplate
         )
         return
     planner.commit(placement)
-
-
-class ChunkIdentityCommand(MigrationCommand):
-    DESCRIPTION = (
-        "chunk-identity: move participant IDs off SessionMessageChunk onto a SessionMessage "
-        "upsert sent before the chunk; take reads from the message; report the rest."
-    )
-    RULES = rules.ALL_RULES

@@ -16,7 +16,6 @@ import libcst as cst
 from . import rules
 from .bindings import KNOWN_RENAMES, defined_names
 from .candidates import Candidates
-from .command import MigrationCommand
 from .planner import Planner
 from .syntax import code
 
@@ -45,8 +44,3 @@ def plan_imports(planner: Planner, found: Candidates) -> None:
             module, _, name = qualified.rpartition(".")
             if module and bindings.owner(module) == module:
                 _missing(planner, attribute, module, name)
-
-
-class ChunkImportCommand(MigrationCommand):
-    DESCRIPTION = "Report names imported from the bindings that the installed bindings lack."
-    RULES = frozenset({rules.IMPORT})

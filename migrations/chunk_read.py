@@ -23,7 +23,6 @@ import libcst as cst
 from . import rules
 from .bindings import CHUNK_TAG, IDENTITY_FIELDS
 from .candidates import Candidates, identity_key
-from .command import MigrationCommand
 from .planner import Planner
 from .syntax import chain, code, drop_items, string_value
 
@@ -246,11 +245,3 @@ def _tests_chunk_payload(test: cst.BaseExpression, dotted: str) -> bool:
         ):
             return True
     return False
-
-
-class ChunkReadCommand(MigrationCommand):
-    DESCRIPTION = (
-        "Take participant IDs read from session message chunks from the message instead; "
-        "report the reads that need a person."
-    )
-    RULES = frozenset({rules.READ})

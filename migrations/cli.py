@@ -25,19 +25,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE
+
 from .rules import FAMILIES, RULES, UnknownRuleError, select_rules
 
 if TYPE_CHECKING:
-    from acp_schema.codegen.cli import Subparsers
+    from acp_schema.cli_common import Subparsers
 
     from .runner import FileResult
 
-EXIT_OK = 0
-EXIT_PENDING = 1
-EXIT_ERROR = 2
+EXIT_PENDING = EXIT_PROBLEMS  # --check: changes are pending
+EXIT_ERROR = EXIT_UNUSABLE
 
 
-def register_migrate(commands: Subparsers) -> None:
+def register(commands: Subparsers) -> None:
     """Add `migrate` to the `acp-schema` command line."""
     rule_list = ", ".join([*FAMILIES, *RULES])
     migrate = commands.add_parser(

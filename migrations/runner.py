@@ -67,7 +67,7 @@ def migrate_bytes(
     import libcst as cst
     from libcst.codemod import CodemodContext
 
-    from .chunk_identity import ChunkIdentityCommand
+    from .commands import ChunkIdentityCommand
 
     try:
         module = cst.parse_module(data)

@@ -27,7 +27,8 @@ def installed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     pip builds in an isolated environment, which needs setuptools from an index or
     pip's cache. Offline without it, the bindings package is copied as pyproject.toml
-    maps it (`acp_schema` is the `generated/` folder), which is all mypy reads here."""
+    maps it (`acp_schema` is `runtime/`, its `v1`/`v2` are `generated/v1`, `generated/v2`),
+    which is all mypy reads here."""
     target = tmp_path_factory.mktemp("site")
     command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
     done = subprocess.run(
@@ -35,5 +36,7 @@ def installed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     if done.returncode != 0:
         shutil.rmtree(target)
-        shutil.copytree(REPO / "generated", target / "acp_schema")
+        shutil.copytree(REPO / "runtime", target / "acp_schema")
+        for version in ("v1", "v2"):
+            shutil.copytree(REPO / "generated" / version, target / "acp_schema" / version)
     return target

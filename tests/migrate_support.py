@@ -8,8 +8,7 @@ from typing import Any
 import libcst as cst
 from libcst.codemod import CodemodContext, CodemodTest
 
-from acp_schema.migrations.chunk_identity import ChunkIdentityCommand
-from acp_schema.migrations.command import MigrationCommand
+from acp_schema.migrations.commands import ChunkIdentityCommand, MigrationCommand
 from acp_schema.migrations.plan import HelperTemplate
 from acp_schema.migrations.rules import Finding
 

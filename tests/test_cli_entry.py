@@ -9,8 +9,8 @@ import sys
 def test_missing_tools_extra_is_named() -> None:
     code = (
         "import sys; sys.modules['jsonschema'] = None\n"  # as if the extra were not installed
-        "from acp_schema.codegen.entry import main\n"
-        "raise SystemExit(main())\n"
+        "from acp_schema.cli import main\n"
+        "raise SystemExit(main(['schema', 'check']))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 2
@@ -21,7 +21,7 @@ def test_missing_tools_extra_is_named() -> None:
 
 def test_the_script_runs_the_command_line() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "acp_schema.codegen", "--version"],
+        [sys.executable, "-m", "acp_schema", "--version"],
         capture_output=True,
         text=True,
         check=False,

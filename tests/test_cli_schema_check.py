@@ -1,4 +1,4 @@
-"""Behaviour of ``acp-schema schema check`` (acp_schema.codegen.cli)."""
+"""Behaviour of ``acp-schema schema check`` (acp_schema.codegen.commands)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_schema.codegen.cli import main
+from acp_schema.cli import main
 
 CLEAN = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -95,7 +95,7 @@ def test_incomplete_or_unknown_commands_exit_2(
 def test_python_dash_m_runs_the_same_command(tmp_path: Path) -> None:
     path = broken(tmp_path)
     result = subprocess.run(
-        [sys.executable, "-m", "acp_schema.codegen", "schema", "check", str(path)],
+        [sys.executable, "-m", "acp_schema", "schema", "check", str(path)],
         capture_output=True,
         text=True,
         check=False,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from acp_schema.cli import main
 from acp_schema.codegen import bundled, drift, generate
-from acp_schema.codegen.cli import main
 from acp_schema.codegen.generate import GeneratedFile
 
 

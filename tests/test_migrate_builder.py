@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from acp_schema.migrations import rules
-from acp_schema.migrations.chunk_builder import ChunkBuilderCommand
+from acp_schema.migrations.commands import ChunkBuilderCommand
 
 from .migrate_support import MigrationTest
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_schema.codegen.cli import main
+from acp_schema.cli import main
 from acp_schema.migrations.cli import _ProgressBar
 from acp_schema.migrations.files import (
     FileChangedError,
@@ -361,7 +361,7 @@ def test_libcst_tool_runs_the_codemod(tmp_path: Path) -> None:
             "--no-format",
             "--hide-progress",
             "-x",
-            "acp_schema.migrations.chunk_identity.ChunkIdentityCommand",
+            "acp_schema.migrations.commands.ChunkIdentityCommand",
             str(path),
         ],
         capture_output=True,

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from acp_schema.migrations import rules
-from acp_schema.migrations.chunk_constructor import ChunkConstructorCommand
+from acp_schema.migrations.commands import ChunkConstructorCommand
 from acp_schema.migrations.plan import HelperTemplate, Param
 
 from .migrate_support import MigrationTest, run_codemod

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from acp_schema.codegen.cli import main
+from acp_schema.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "old_client"

@@ -6,7 +6,7 @@ import pytest
 
 from acp_schema.migrations import rules
 from acp_schema.migrations.bindings import Bindings, defined_names
-from acp_schema.migrations.chunk_import import ChunkImportCommand
+from acp_schema.migrations.commands import ChunkImportCommand
 
 from .migrate_support import MigrationTest
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from acp_schema.codegen.cli import main
+from acp_schema.cli import main
 from acp_schema.codegen.diff_report import FAIL_ON, render_report, to_json
 from acp_schema.codegen.schema_check import iter_subschemas
 from acp_schema.codegen.schema_diff import (

@@ -1,4 +1,4 @@
-"""Behaviour of ``acp-schema transcript show`` (acp_schema.codegen.transcript_cli)."""
+"""Behaviour of ``acp-schema transcript show`` (acp_schema.transcripts.cli)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from acp_schema.codegen.cli import main
+from acp_schema.cli import main
 
 
 def note(session_id: str, update: dict[str, Any]) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from acp_schema.cli import main
 from acp_schema.codegen import upstream
-from acp_schema.codegen.cli import main
 
 BUNDLED = Path(__file__).resolve().parents[1] / "codegen" / "schema"
 

@@ -59,7 +59,7 @@ def modified_copy(version: str, directory: Path) -> Path:
 
 
 def cli(*args: str) -> Callable[[], object]:
-    command = [sys.executable, "-m", "acp_schema.codegen", *args]
+    command = [sys.executable, "-m", "acp_schema", *args]
     return lambda: subprocess.run(command, capture_output=True, check=False)
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
 
-from acp_schema.codegen.cli import main as cli_main
+from acp_schema.cli import main as cli_main
 from acp_schema.migrations.facts import METADATA
 from acp_schema.migrations.rules import ALL_RULES
 from acp_schema.migrations.runner import Options, may_be_affected, migrate_bytes

@@ -1,6 +1,12 @@
-"""The base of the chunk-identity codemods, usable from `python -m libcst.tool codemod`
-and from `acp-schema migrate` (which also hands over the helpers found in the other
-modules of the run)."""
+"""The migration codemods, usable from `python -m libcst.tool codemod` and from
+`acp-schema migrate` (which also hands over the helpers found in the other modules of the run).
+
+    python -m libcst.tool codemod --no-format \\
+        -x acp_schema.migrations.commands.ChunkIdentityCommand src/
+
+`ChunkIdentityCommand` runs every rule of the chunk-identity family; each other command
+runs one rule (docs/migration.md lists them). They differ only in `RULES`: the planning
+lives in `chunk_identity.plan_module` and the rule modules it calls."""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from typing import ClassVar
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
 
+from . import chunk_identity, rules
 from .bindings import Bindings
 from .facts import METADATA, Facts
 from .plan import Applier, HelperTemplate
@@ -63,8 +70,6 @@ class MigrationCommand(CodemodCommand):
         )
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        from .chunk_identity import plan_module  # the rules import this module
-
         facts = Facts(
             tree,
             self,
@@ -76,7 +81,7 @@ class MigrationCommand(CodemodCommand):
             facts, self.selected, helpers=self.helpers, todo_comments=self.todo_comments
         )
         planner.repository_wide = self.repository_wide
-        plan = plan_module(planner)
+        plan = chunk_identity.plan_module(planner)
         self.findings = sorted(plan.findings)
         self.exported_helpers = plan.exported
         for finding in self.findings:
@@ -87,3 +92,48 @@ class MigrationCommand(CodemodCommand):
         result = tree.visit(Applier(plan))
         assert isinstance(result, cst.Module)
         return result
+
+
+class ChunkIdentityCommand(MigrationCommand):
+    DESCRIPTION = (
+        "chunk-identity: move participant IDs off SessionMessageChunk onto a SessionMessage "
+        "upsert sent before the chunk; take reads from the message; report the rest."
+    )
+    RULES = rules.ALL_RULES
+
+
+class ChunkConstructorCommand(MigrationCommand):
+    DESCRIPTION = (
+        "Move sender_session_id / recipient_session_id passed to SessionMessageChunk(...) "
+        "to a SessionMessage upsert sent before the chunk."
+    )
+    RULES = frozenset({rules.CONSTRUCTOR})
+
+
+class ChunkBuilderCommand(MigrationCommand):
+    DESCRIPTION = (
+        "Replace with_sender_session_id / with_recipient_session_id on session message "
+        "chunks by a SessionMessage upsert sent before the chunk."
+    )
+    RULES = frozenset({rules.BUILDER})
+
+
+class ChunkDictCommand(MigrationCommand):
+    DESCRIPTION = (
+        "Move senderSessionId / recipientSessionId of raw session_message_chunk payloads "
+        "to a raw session_message upsert sent before the chunk."
+    )
+    RULES = frozenset({rules.DICT})
+
+
+class ChunkReadCommand(MigrationCommand):
+    DESCRIPTION = (
+        "Take participant IDs read from session message chunks from the message instead; "
+        "report the reads that need a person."
+    )
+    RULES = frozenset({rules.READ})
+
+
+class ChunkImportCommand(MigrationCommand):
+    DESCRIPTION = "Report names imported from the bindings that the installed bindings lack."
+    RULES = frozenset({rules.IMPORT})

@@ -1,42 +1,31 @@
-"""The ``acp-schema`` command line.
+"""The code-generation tools' subcommands: `schema check`, `generate`, `check`, `diff`.
 
-Each command group registers itself through a function in ``COMMAND_GROUPS``; each
-command is a small function taking the parsed arguments and returning the exit code.
-To add a command, add a registrar (or extend one) and point ``func`` at a handler.
+`register` adds them to the `acp-schema` parser (`acp_schema.cli`); each handler imports
+what it needs when it runs, so `acp-schema --help` stays fast and works without extras.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
-from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
-from acp_schema.migrations.cli import register_migrate
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, usage_handler
 
 from .bundled import VERSIONS, bundled_schema, default_output
 from .drift_cli import register_check, register_diff
-from .schema_check import SchemaError, check_schema_file
-from .transcript_cli import register_transcript
 
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_UNUSABLE = 2  # also argparse's code for a bad command line
-
-
-Handler = Callable[[argparse.Namespace], int]
 if TYPE_CHECKING:
-    # argparse does not export the type of add_subparsers()' result.
-    Subparsers: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
+    from acp_schema.cli_common import Subparsers
 
 
-def _version() -> str:
-    try:
-        return metadata.version("acp-schema")
-    except metadata.PackageNotFoundError:  # running from a source tree
-        return "unknown"
+def register(commands: Subparsers) -> None:
+    """Add `schema`, `generate`, `check` and `diff` to the `acp-schema` parser."""
+    _register_schema(commands)
+    _register_generate(commands)
+    register_check(commands)
+    register_diff(commands)
 
 
 # --- schema ------------------------------------------------------------------------------
@@ -45,7 +34,7 @@ def _version() -> str:
 def _register_schema(commands: Subparsers) -> None:
     schema = commands.add_parser("schema", help="work with ACP JSON Schema files")
     schema_commands = schema.add_subparsers(dest="schema_command", metavar="COMMAND")
-    schema.set_defaults(func=_help_of(schema))
+    schema.set_defaults(func=usage_handler(schema))
 
     check = schema_commands.add_parser(
         "check",
@@ -63,6 +52,8 @@ def _register_schema(commands: Subparsers) -> None:
 
 
 def _schema_check(args: argparse.Namespace) -> int:
+    from .schema_check import SchemaError, check_schema_file
+
     paths = [Path(p) for p in args.paths] or [bundled_schema(v) for v in VERSIONS]
     clean = with_problems = unusable = problems = 0
     for path in paths:
@@ -110,6 +101,7 @@ def _register_generate(commands: Subparsers) -> None:
 def _generate(args: argparse.Namespace) -> int:
     # Imported here: the generator's dependencies are an extra, not needed for `schema`.
     from .generate import generate_many
+    from .schema_check import SchemaError
 
     if (args.schema is None) != (args.out is None):
         print("acp-schema generate: --schema and --out go together", file=sys.stderr)
@@ -134,52 +126,3 @@ def _generate(args: argparse.Namespace) -> int:
     for (schema, out), files in zip(jobs, written, strict=True):
         print(f"{schema} -> {out} ({len(files)} files)")
     return EXIT_OK
-
-
-# --- plumbing ----------------------------------------------------------------------------
-
-
-def _help_of(parser: argparse.ArgumentParser) -> Handler:
-    """Handler for a command group invoked without a command: usage, exit 2."""
-
-    def handler(args: argparse.Namespace) -> int:
-        parser.print_usage(sys.stderr)
-        return EXIT_UNUSABLE
-
-    return handler
-
-
-COMMAND_GROUPS: list[Callable[[Subparsers], None]] = [
-    _register_schema,
-    _register_generate,
-    register_check,
-    register_diff,
-    register_transcript,
-    register_migrate,
-]
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="acp-schema",
-        description="Tools for the Agent Client Protocol unstable JSON Schema.",
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in COMMAND_GROUPS:
-        register(commands)
-    parser.set_defaults(func=_help_of(parser))
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit code instead of exiting."""
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version, usage errors
-        if exc.code is None:
-            return EXIT_OK
-        return exc.code if isinstance(exc.code, int) else EXIT_UNUSABLE
-    handler: Handler = args.func
-    return handler(args)

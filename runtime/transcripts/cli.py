@@ -14,27 +14,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, usage_handler
+
 if TYPE_CHECKING:
-    from acp_schema.transcripts import MessageEntry, TranscriptStore, Version
+    from acp_schema.cli_common import Subparsers
 
-    from .cli import Subparsers
-
-# The exit codes of the whole CLI (cli.py), repeated here: cli.py imports this module.
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_UNUSABLE = 2
+    from .store import MessageEntry, TranscriptStore, Version
 
 
-def register_transcript(commands: Subparsers) -> None:
+def register(commands: Subparsers) -> None:
     """Add the `transcript` command group to the `acp-schema` parser."""
     transcript = commands.add_parser("transcript", help="inspect session-message transcripts")
     transcript_commands = transcript.add_subparsers(dest="transcript_command", metavar="COMMAND")
 
-    def usage(args: argparse.Namespace) -> int:
-        transcript.print_usage(sys.stderr)
-        return EXIT_UNUSABLE
-
-    transcript.set_defaults(func=usage)
+    transcript.set_defaults(func=usage_handler(transcript))
 
     show = transcript_commands.add_parser(
         "show",
@@ -68,7 +61,7 @@ class LoadedLog:
 
 def load_log(path: Path, version: Version) -> LoadedLog:
     """Apply every line of the log; raises OSError if the file cannot be read."""
-    from acp_schema.transcripts import NotSessionUpdateError, TranscriptStore, UpdateDecodeError
+    from .store import NotSessionUpdateError, TranscriptStore, UpdateDecodeError
 
     loaded = LoadedLog(TranscriptStore(version))
     with path.open("rb") as log:
