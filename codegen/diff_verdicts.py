@@ -26,6 +26,23 @@ DECODING_KEYWORDS = frozenset(
 )
 DOCS_KEYWORDS = frozenset({"x-docs-ignore"})
 
+# Keywords that constrain no value for these bindings: (wire verdict, API verdict, note).
+ANNOTATIONS: Mapping[str, tuple[Compat, Compat, str]] = {
+    "discriminator": (
+        COMPATIBLE,
+        COMPATIBLE,
+        "an OpenAPI hint: decoders (these bindings too) pick the variant by its tag value",
+    ),
+    **{
+        keyword: (
+            UNKNOWN,
+            COMPATIBLE,
+            "the bindings keep such values as str; decoders that check the content may differ",
+        )
+        for keyword in ("contentEncoding", "contentMediaType")
+    },
+}
+
 
 # Integer formats and the values they allow (what a Rust or TypeScript decoder enforces).
 INTEGER_FORMATS: Mapping[str, tuple[int, int]] = {

@@ -38,10 +38,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .bundled import VERSIONS, bundled_schema
+from .diff_bindings import binding_homes
 from .diff_verdicts import (
     BREAKING,
     COMPATIBLE,
     DECODING_KEYWORDS,
+    ANNOTATIONS,
     DEFAULT_ON_ERROR,
     DOCS_KEYWORDS,
     INTEGER_FORMATS,
@@ -63,9 +65,12 @@ from .schema_check import Problem, SchemaError, iter_subschemas, json_type, pars
 from .schema_structure import DOC_ONLY_KEYWORDS, structure
 from .schema_views import (
     accepts_extra,
+    accepts_null,
     dump,
     is_local_ref,
+    is_any,
     is_open_for,
+    join_location as _join,
     keyed_members,
     member_kind,
     ref_name,
@@ -276,6 +281,7 @@ class _At:
     old_absorbs: str | None = None  # keyword that turns an OLD decode failure here into loss
     new_absorbs: str | None = None
     chasing: frozenset[tuple[str, str]] = frozenset()  # ref pairs being compared through
+    on_property: bool = False  # the schema of an object property (where defaults sit)
 
     @property
     def location(self) -> str:
@@ -284,18 +290,25 @@ class _At:
             out = _join(out, segment)
         return out
 
-    def child(self, segment: str, old: Any = None, new: Any = None, absorbing: str = "") -> _At:
+    def child(
+        self,
+        segment: str,
+        old: Any = None,
+        new: Any = None,
+        absorbing: str = "",
+        *,
+        on_property: bool = False,
+    ) -> _At:
         """One level down; `absorbing` is the keyword that absorbs failures below here."""
         old_abs = self.old_absorbs or _absorber(old, absorbing)
         new_abs = self.new_absorbs or _absorber(new, absorbing)
-        return replace(self, path=(*self.path, segment), old_absorbs=old_abs, new_absorbs=new_abs)
-
-
-def _join(location: str, rest: str) -> str:
-    """`a.b` + `c` -> `a.b.c`; members and items attach without a dot."""
-    if not location or not rest:
-        return location or rest
-    return location + rest if rest[0] in "<[" else f"{location}.{rest}"
+        return replace(
+            self,
+            path=(*self.path, segment),
+            old_absorbs=old_abs,
+            new_absorbs=new_abs,
+            on_property=on_property,
+        )
 
 
 def _absorber(node: Any, keyword: str) -> str | None:
@@ -303,7 +316,12 @@ def _absorber(node: Any, keyword: str) -> str | None:
 
 
 def _wire(
-    effect: Effect, at: _At, *, old_open: bool = False, new_open: bool = False
+    effect: Effect,
+    at: _At,
+    *,
+    old_open: bool = False,
+    new_open: bool = False,
+    open_as: str = "the open variant",
 ) -> tuple[Compat, Compat, list[str]]:
     """Wire compatibility of a change that makes the accepted values move by `effect`."""
     if effect == "unknown":
@@ -315,7 +333,7 @@ def _wire(
         if not affected:
             return COMPATIBLE
         if is_open:
-            notes.append(f"{side} decoders take it as the open variant")
+            notes.append(f"{side} decoders take it as {open_as}")
         elif absorbs:
             notes.append(f"{side} decoders drop the value ({absorbs})")
         else:
@@ -344,8 +362,10 @@ _HANDLED = frozenset(
         "format",
         "default",
         "deprecated",
+        "pattern",
         *LOWER_BOUNDS,
         *UPPER_BOUNDS,
+        *ANNOTATIONS,
     }
 )
 
@@ -411,8 +431,8 @@ class _Differ:
 
     def bindings(self) -> None:
         """Classes the generator hoists out of unions (not in $defs) that appear or vanish."""
-        old = _binding_names(self.old.doc, self.warnings, "OLD")
-        new = _binding_names(self.new.doc, self.warnings, "NEW")
+        old = binding_homes(self.old.doc, self.warnings, "OLD")
+        new = binding_homes(self.new.doc, self.warnings, "NEW")
         if old is None or new is None:
             return
         (old_names, old_where), (new_names, new_where) = old, new
@@ -443,7 +463,8 @@ class _Differ:
             self.prose(a, b, at)
         old_null, a = split_null(a)
         new_null, b = split_null(b)
-        if old_null != new_null:
+        # A side without the null alternative that constrains no type accepts null anyway.
+        if old_null != new_null and not accepts_null(b if old_null else a):
             self.nullability(at, removed=old_null, old=a, new=b)
         ref_a, ref_b = ref_of(a), ref_of(b)
         if ref_a != ref_b:
@@ -460,6 +481,8 @@ class _Differ:
             self.items(a, b, at)
         self.formats(a, b, at)
         self.bounds(a, b, at)
+        self.pattern(a, b, at)
+        self.annotations(a, b, at)
         self.extensions(a, b, at)
         self.defaults(a, b, at)
         self.others(a, b, at, skip_not=other_member)
@@ -522,7 +545,7 @@ class _Differ:
             first, verdicts = self.through[key]
             notes.append(f"through the reference: as at {first}")
         else:
-            inner = _Differ(self.old, self.new, self.descriptions, self.through)
+            inner = _Differ(self.old, self.new, self.descriptions, self.through, self.depth)
             deeper = replace(at, chasing=at.chasing | {pair})
             inner.compare(self.merged(a, self.old), self.merged(b, self.new), deeper)
             verdicts = _fold(inner.changes)
@@ -630,13 +653,15 @@ class _Differ:
         )
 
     def variants(self, node: dict[str, Any], doc: _Doc) -> list[tuple[dict[str, Any], bool]]:
-        """A union's members, resolved, each with whether it is the open variant; a node
-        that is no union is its own one variant."""
+        """A union's members, resolved and with the union's own keywords (a value must
+        pass both), each with whether it is the open variant; a node that is no union is
+        its own one variant."""
         keyword = union_keyword(node)
         if keyword is None:
             return [(node, False)]
+        own = {k: v for k, v in node.items() if k != keyword and k not in DOC_ONLY_KEYWORDS}
         return [
-            (self.merged(member, doc), key == "other")
+            (_conjoin(own, self.merged(member, doc)), key == "other")
             for key, member in keyed_members(node[keyword]).items()
             if isinstance(member, dict)
         ]
@@ -659,10 +684,15 @@ class _Differ:
         """A union member that only one side has; `others` are the other side's members."""
         kind_of_member = member_kind(member, 0)[0]
         open_ = is_open_for(others, member)
+        open_as = "the open variant"
+        if not open_ and kind_of_member != "tag":  # tagged unions decode by tag, not by shape
+            reader = self.reader_of(member, others, at, removed=removed)
+            if reader is not None:
+                open_, open_as = True, f"<{reader}>"
         if removed:
-            onr, nro, notes = _wire("narrowed", at, new_open=open_)
+            onr, nro, notes = _wire("narrowed", at, new_open=open_, open_as=open_as)
         else:
-            onr, nro, notes = _wire("widened", at, old_open=open_)
+            onr, nro, notes = _wire("widened", at, old_open=open_, open_as=open_as)
         if kind_of_member == "const":
             kind = "enum-value-removed" if removed else "enum-value-added"
             shown = dump(member["const"])
@@ -684,6 +714,39 @@ class _Differ:
             api=BREAKING if removed else COMPATIBLE,
             note="; ".join(notes),
         )
+
+    def reader_of(
+        self, member: Any, others: Mapping[str, Any], at: _At, *, removed: bool
+    ) -> str | None:
+        """The first member of the other side that accepts every value of `member`.
+
+        Decoders try an untagged union's members in turn, so such a member reads the
+        values of one the other side lacks: an extension's `{}` params read a new method's
+        params (the bindings decode that message as `<Envelope>Other`).
+        """
+        if self.depth >= _MAX_SCRATCH_DEPTH or not isinstance(member, dict):
+            return None
+        mine_doc, their_doc = (self.old, self.new) if removed else (self.new, self.old)
+        mine = (self.merged(member, mine_doc), False)
+        resolved = {
+            key: self.merged(other, their_doc) if isinstance(other, dict) else other
+            for key, other in others.items()
+        }
+        # A member that takes anything (an extension's) is where decoders put the rest.
+        for key in sorted(resolved, key=lambda k: (not is_any(resolved[k]), k)):
+            other = resolved[key]
+            if is_any(other):
+                return key
+            if not isinstance(other, dict):
+                continue
+            theirs = (other, key == "other")
+            if removed:
+                verdict = self.reads(mine, theirs, at, "new_reads_old")
+            else:
+                verdict = self.reads(theirs, mine, at, "old_reads_new")
+            if verdict == COMPATIBLE:
+                return key
+        return None
 
     # scalars
 
@@ -824,6 +887,44 @@ class _Differ:
                 note="; ".join(notes),
             )
 
+    def pattern(self, a: Mapping[str, Any], b: Mapping[str, Any], at: _At) -> None:
+        """A pattern that appears narrows the strings accepted, one that goes away widens
+        them; whether another pattern accepts more or fewer, the tool cannot tell."""
+        old, new = a.get("pattern"), b.get("pattern")
+        if old == new:
+            return
+        effect: Effect = "narrowed" if old is None else "widened" if new is None else "unknown"
+        onr, nro, notes = _wire(effect, at)
+        if effect == "narrowed":
+            notes.append("constructors with strings that do not match now fail validation")
+        self.emit(
+            at,
+            "constraint-changed",
+            old=f"pattern={_clip(dump(old))}" if old is not None else None,
+            new=f"pattern={_clip(dump(new))}" if new is not None else None,
+            old_reads_new=onr,
+            new_reads_old=nro,
+            api=VALIDATION_API[effect],
+            note="; ".join(notes),
+        )
+
+    def annotations(self, a: Mapping[str, Any], b: Mapping[str, Any], at: _At) -> None:
+        for keyword in sorted(ANNOTATIONS.keys() & (a.keys() | b.keys())):
+            old, new = a.get(keyword), b.get(keyword)
+            if keyword in a and keyword in b and dump(old) == dump(new):
+                continue
+            wire, api, note = ANNOTATIONS[keyword]
+            self.emit(
+                at,
+                "keyword-changed",
+                old=f"{keyword}={_clip(dump(old))}" if keyword in a else None,
+                new=f"{keyword}={_clip(dump(new))}" if keyword in b else None,
+                old_reads_new=wire,
+                new_reads_old=wire,
+                api=api,
+                note=note,
+            )
+
     # objects
 
     def objects(self, a: Mapping[str, Any], b: Mapping[str, Any], at: _At) -> None:
@@ -840,7 +941,9 @@ class _Differ:
                 self.property_added(at, here, name, props_b[name], name in req_b, a)
             else:
                 if name in props_a:
-                    child = at.child(name, props_a[name], props_b[name], DEFAULT_ON_ERROR)
+                    child = at.child(
+                        name, props_a[name], props_b[name], DEFAULT_ON_ERROR, on_property=True
+                    )
                     self.compare(props_a[name], props_b[name], child)
                 if (name in req_a) != (name in req_b):
                     self.requiredness(at, here, name, required=name in req_b)
@@ -950,7 +1053,8 @@ class _Differ:
     # keywords
 
     def extensions(self, a: Mapping[str, Any], b: Mapping[str, Any], at: _At) -> None:
-        self.methods(at, a, b)
+        if not self.depth:  # a shape comparison asks which values pass: routing is not one
+            self.methods(at, a, b)
         for keyword in sorted(k for k in a.keys() | b.keys() if k.startswith("x-")):
             if keyword in ("x-method", "x-side"):
                 continue
@@ -1028,15 +1132,12 @@ class _Differ:
                     note="documentation for users; nothing decodes differently",
                 )
                 continue
-            added = keyword not in a
             self.emit(
                 at,
                 "default-changed",
                 old=dump(old) if keyword in a else None,
                 new=dump(new) if keyword in b else None,
-                api=COMPATIBLE if added else BREAKING,
-                note="an omitted value now decodes "
-                + (f"as {dump(new)}" if keyword in b else "as MISSING"),
+                **_default_verdict(a, b, at),
             )
 
     def others(
@@ -1072,6 +1173,22 @@ def _fold(changes: Iterable[Change]) -> tuple[Compat, Compat, Compat]:
     )
 
 
+def _conjoin(own: Mapping[str, Any], member: dict[str, Any]) -> dict[str, Any]:
+    """A union member together with the keywords beside the union: properties and
+    `required` of both; for any other keyword both set, the member's (closer) one."""
+    out = dict(member)
+    for key, value in own.items():
+        if key == "properties" and isinstance(value, dict):
+            mine = out.get(key)
+            out[key] = {**value, **(mine if isinstance(mine, dict) else {})}
+        elif key == "required" and isinstance(value, list):
+            mine = out.get(key)
+            out[key] = list(dict.fromkeys([*value, *(mine if isinstance(mine, list) else [])]))
+        else:
+            out.setdefault(key, value)
+    return out
+
+
 def _pair_lookalikes(old: dict[str, Any], new: dict[str, Any]) -> None:
     """Pair unmatched members that are structurally the same (say, only a title changed).
 
@@ -1084,6 +1201,32 @@ def _pair_lookalikes(old: dict[str, Any], new: dict[str, Any]) -> None:
             new[twin] = new.pop(key)
 
 
+def _default_verdict(a: Mapping[str, Any], b: Mapping[str, Any], at: _At) -> dict[str, Any]:
+    """API verdict and note of a `default` that appeared, went away or changed.
+
+    The pre-pass drops the default of a property (one without `const`): the bindings leave
+    an omitted value MISSING, so their API does not depend on it. Elsewhere the generator
+    may apply it, and an omitted value would decode differently.
+    """
+    added, removed = "default" not in a, "default" not in b
+    if at.on_property and "const" not in a and "const" not in b:
+        missing = "the bindings leave an omitted value MISSING"
+        if added:
+            return {"note": f"{missing}; the schema now reads it as {dump(b['default'])}"}
+        if removed:
+            return {"note": f"{missing}; the schema no longer says how to read it"}
+        return {
+            "api": UNKNOWN,
+            "note": f"{missing}; code that reads MISSING as {dump(a['default'])} must now "
+            f"read it as {dump(b['default'])}: review it",
+        }
+    return {
+        "api": COMPATIBLE if added else BREAKING,
+        "note": "an omitted value now decodes "
+        + ("as MISSING" if removed else f"as {dump(b['default'])}"),
+    }
+
+
 def _all_unknown() -> dict[str, Compat]:
     return {"old_reads_new": UNKNOWN, "new_reads_old": UNKNOWN, "api": UNKNOWN}
 
@@ -1094,27 +1237,3 @@ def _clip(value: Any) -> str | None:
     text = value if isinstance(value, str) else dump(value)
     text = " ".join(text.split())
     return text if len(text) <= _MAX_PROSE else text[: _MAX_PROSE - 3] + "..."
-
-
-def _binding_names(
-    doc: Mapping[str, Any], warnings: list[str], side: str
-) -> tuple[set[str], dict[str, tuple[str, str]]] | None:
-    """Class and alias names the generator gives a schema, and where hoisted ones sit."""
-    from .prepass import NamingError, prepass
-
-    try:
-        result = prepass(dict(doc))
-    except NamingError as exc:
-        warnings.append(f"{side}: binding names not compared: {exc}")
-        return None
-    except (LookupError, TypeError, ValueError, AttributeError) as exc:
-        # The pre-pass expects an ACP-shaped schema; any other walkable one is still diffed.
-        warnings.append(f"{side}: binding names not compared: the pre-pass failed ({exc!r})")
-        return None
-    where: dict[str, tuple[str, str]] = {}
-    for union in result.unions.values():
-        for tag, name in union.variants.items():
-            where.setdefault(name, (union.name, f"<{union.tag_property}={tag}>"))
-        if union.other is not None:
-            where.setdefault(union.other, (union.name, "<other>"))
-    return set(result.schema.get("$defs", {})), where

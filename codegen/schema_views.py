@@ -20,6 +20,13 @@ _MAX_SUMMARY = 80
 _MAX_MEMBERS_SHOWN = 4
 
 
+def join_location(location: str, rest: str) -> str:
+    """`a.b` + `c` -> `a.b.c`; members and items attach without a dot."""
+    if not location or not rest:
+        return location or rest
+    return location + rest if rest[0] in "<[" else f"{location}.{rest}"
+
+
 def ref_name(ref: str) -> str:
     for prefix in ("#/$defs/", "#/definitions/"):
         if ref.startswith(prefix):
@@ -228,6 +235,28 @@ def _member_summary(member: Any, index: int) -> str:
     if kind in ("tag", "other"):
         return key  # a tag value says more than "object"
     return _summary(member, 1)
+
+
+# Keywords that can rule out a value whatever its type; every other keyword only applies
+# to values of one type (`properties` to objects, `minimum` to numbers, ...).
+_TYPE_CONSTRAINING = frozenset(
+    {"type", "const", "enum", "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if"}
+)
+
+
+def accepts_null(node: Any) -> bool:
+    """Does `node` accept `null` without saying so, because it constrains no type?
+
+    Conservative: a schema behind a reference or a combinator counts as not accepting it.
+    """
+    if node is True:
+        return True
+    return isinstance(node, dict) and not (_TYPE_CONSTRAINING & set(node))
+
+
+def is_any(node: Any) -> bool:
+    """Does `node` accept every value (`true`, `{}`, or only documentation)?"""
+    return node is True or (isinstance(node, dict) and not (set(node) - DOC_ONLY_KEYWORDS))
 
 
 def accepts_extra(node: Mapping[str, Any]) -> bool:

@@ -96,6 +96,9 @@ SKIP_ITEMS = {"x-deserialize-skip-invalid-items": True}
 BASE = obj({"id": {"type": "string"}, "note": NULLABLE_STRING}, ("id",))
 
 
+INTS = obj({"n": {"type": "integer"}}, ("n",))  # reads nothing BASE accepts, nor the reverse
+
+
 def with_props(**props: Any) -> dict[str, Any]:
     return obj({**BASE["properties"], **props}, ("id",))
 
@@ -323,10 +326,28 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, ...]]]] =
         [("definition-removed", "P", C, C, B), ("method-removed", "P", C, B, B)],
     ),
     (
-        "default removed",
+        "property default removed: the bindings never apply it",
         doc(A=with_props(caps={"type": "object", "default": {}})),
         doc(A=with_props(caps={"type": "object"})),
-        [("default-changed", "A.caps", C, C, B)],
+        [("default-changed", "A.caps", C, C, C)],
+    ),
+    (
+        "property default added",
+        doc(A=with_props(n={"type": "integer"})),
+        doc(A=with_props(n={"type": "integer", "default": 3})),
+        [("default-changed", "A.n", C, C, C)],
+    ),
+    (
+        "property default changed: code reading MISSING as the default must follow",
+        doc(A=with_props(n={"type": "integer", "default": 3})),
+        doc(A=with_props(n={"type": "integer", "default": 4})),
+        [("default-changed", "A.n", C, C, U)],
+    ),
+    (
+        "default removed where the generator may apply it (not on a property)",
+        doc(Mode={"type": "string", "default": "fast"}),
+        doc(Mode={"type": "string"}),
+        [("default-changed", "Mode", C, C, B)],
     ),
     (
         "deprecated",
@@ -338,7 +359,49 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, ...]]]] =
         "pattern changed: not judged",
         doc(A=with_props(s={"type": "string", "pattern": "^a"})),
         doc(A=with_props(s={"type": "string", "pattern": "^b"})),
-        [("keyword-changed", "A.s", U, U, U)],
+        [("constraint-changed", "A.s", U, U, U)],
+    ),
+    (
+        "pattern removed",
+        doc(A=with_props(s={"type": "string", "pattern": "^[A-Z]{3}$"})),
+        doc(A=with_props(s={"type": "string"})),
+        [("constraint-changed", "A.s", B, C, C)],
+    ),
+    (
+        "pattern added",
+        doc(A=with_props(s={"type": "string"})),
+        doc(A=with_props(s={"type": "string", "pattern": "^[A-Z]{3}$"})),
+        [("constraint-changed", "A.s", C, B, B)],
+    ),
+    (
+        "discriminator dropped: a hint, the tags still decide",
+        doc(U={"oneOf": [tagged("a", "A")], "discriminator": {"propertyName": "type"}}, A=BASE),
+        doc(U={"oneOf": [tagged("a", "A")]}, A=BASE),
+        [("keyword-changed", "U", C, C, C)],
+    ),
+    (
+        "content encoding added: the Python type stays str",
+        doc(A=with_props(s={"type": "string"})),
+        doc(A=with_props(s={"type": "string", "contentEncoding": "base64"})),
+        [("keyword-changed", "A.s", U, U, C)],
+    ),
+    (
+        "nullable added to a field that already took any value",
+        doc(A=with_props(data={})),
+        doc(A=with_props(data={"anyOf": [{}, {"type": "null"}]})),
+        [],
+    ),
+    (
+        "nullable removed, the field now takes any value",
+        doc(A=with_props(data={"type": ["string", "null"]})),
+        doc(A=with_props(data={})),
+        [("type-changed", "A.data", B, C, B)],
+    ),
+    (
+        "nullable added to a field with a type",
+        doc(A=with_props(data={"type": "object"})),
+        doc(A=with_props(data={"type": ["object", "null"]})),
+        [("nullable-added", "A.data", B, C, B)],
     ),
     (
         "anyOf became oneOf",
@@ -348,9 +411,27 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, ...]]]] =
     ),
     (
         "plain union member added",
+        doc(U={"anyOf": [{"$ref": "#/$defs/A"}]}, A=BASE, B=INTS),
+        doc(U={"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]}, A=BASE, B=INTS),
+        [("variant-added", "U<ref:B>", B, C, C)],
+    ),
+    (
+        "plain union member added that an old member reads",
         doc(U={"anyOf": [{"$ref": "#/$defs/A"}]}, A=BASE, B=BASE),
         doc(U={"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]}, A=BASE, B=BASE),
-        [("variant-added", "U<ref:B>", B, C, C)],
+        [("variant-added", "U<ref:B>", C, C, C)],
+    ),
+    (
+        "plain union member removed that a remaining member reads",
+        doc(U={"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}, {}]}, A=BASE, B=INTS),
+        doc(U={"anyOf": [{"$ref": "#/$defs/A"}, {}]}, A=BASE, B=INTS),
+        [("variant-removed", "U<ref:B>", C, C, B)],
+    ),
+    (
+        "union member added beside members of another shape",
+        doc(U={"anyOf": [{"type": "string"}]}),
+        doc(U={"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+        [("variant-added", "U<type:integer>", B, C, C)],
     ),
     (
         "definition added and removed",
