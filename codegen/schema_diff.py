@@ -40,10 +40,10 @@ from typing import Any, Literal
 from .bundled import VERSIONS, bundled_schema
 from .diff_bindings import binding_homes
 from .diff_verdicts import (
+    ANNOTATIONS,
     BREAKING,
     COMPATIBLE,
     DECODING_KEYWORDS,
-    ANNOTATIONS,
     DEFAULT_ON_ERROR,
     DOCS_KEYWORDS,
     INTEGER_FORMATS,
@@ -67,10 +67,10 @@ from .schema_views import (
     accepts_extra,
     accepts_null,
     dump,
-    is_local_ref,
     is_any,
+    is_local_ref,
     is_open_for,
-    join_location as _join,
+    join_location,
     keyed_members,
     member_kind,
     ref_name,
@@ -130,7 +130,7 @@ class Change:
     @property
     def where(self) -> str:
         """Definition and location as one string: `SessionMessageChunk.senderSessionId`."""
-        return _join(self.definition, self.location)
+        return join_location(self.definition, self.location)
 
     def sort_key(self) -> tuple[str, ...]:
         return (self.definition, self.location, self.kind, self.old or "", self.new or "")
@@ -287,7 +287,7 @@ class _At:
     def location(self) -> str:
         out = ""
         for segment in self.path:
-            out = _join(out, segment)
+            out = join_location(out, segment)
         return out
 
     def child(
