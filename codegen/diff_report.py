@@ -22,6 +22,10 @@ def _breaks_wire(change: Change) -> bool:
     return change.old_reads_new != COMPATIBLE or change.new_reads_old != COMPATIBLE
 
 
+def _verdicts(change: Change) -> tuple[str, str, str]:
+    return change.old_reads_new, change.new_reads_old, change.api
+
+
 def _breaks(change: Change) -> bool:
     return _breaks_api(change) or _breaks_wire(change)
 
@@ -127,8 +131,12 @@ def _cell(text: str | None) -> str:
 def _markdown(report: DiffReport) -> list[str]:
     lines = [f"## Schema changes: {report.old} -> {report.new}", "", _totals(report) + "."]
     lines += [f"> warning: {w}" for w in report.warnings]
+    # Each change in one table: a verdict that breaks wins over one the tool left open.
+    breaking = [c for c in report.changes if BREAKING in _verdicts(c)]
+    review = [c for c in report.changes if BREAKING not in _verdicts(c) and UNKNOWN in _verdicts(c)]
     groups = [
-        ("Breaking changes", [c for c in report.changes if _breaks(c)]),
+        ("Breaking changes", breaking),
+        ("Changes to review (not judged)", review),
         ("Compatible changes", [c for c in report.changes if not _breaks(c)]),
     ]
     for title, changes in groups:

@@ -897,6 +897,8 @@ class _Differ:
         onr, nro, notes = _wire(effect, at)
         if effect == "narrowed":
             notes.append("constructors with strings that do not match now fail validation")
+        elif effect == "unknown":
+            notes.append("whether the new pattern accepts more or fewer strings: review it")
         self.emit(
             at,
             "constraint-changed",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -715,21 +716,11 @@ def test_bundled_schema_against_a_modified_copy(tmp_path: Path) -> None:
     ]
 
 
-# --- the 2.0.0 -> 2.1.0 revision (reference schemas, when present) ----------------------
+# --- golden cases: one rule each, on small synthetic pairs -------------------------------
 
-
-def reference(release: str, version: str) -> Path:
-    path = REFERENCE / release / version / "schema.unstable.json"
-    if not path.is_file():
-        pytest.skip(f"reference schemas not present at {REFERENCE} (../shared beside the repo)")
-    return path
-
-
-def reference_report(version: str) -> DiffReport:
-    return diff_files(
-        SchemaInput("2.0.0", reference("acp-sdk-2.0.0", version)),
-        SchemaInput("2.1.0", reference("acp-sdk-2.1.0", version)),
-    )
+CASES_DIR = GOLDEN / "cases"
+GOLDEN_CASES = sorted(p.name for p in CASES_DIR.iterdir() if p.is_dir())
+UPDATE_GOLDEN = os.environ.get("ACP_SCHEMA_UPDATE_GOLDEN") == "1"  # then review by hand
 
 
 def golden_view(report: DiffReport) -> dict[str, Any]:
@@ -738,13 +729,159 @@ def golden_view(report: DiffReport) -> dict[str, Any]:
     return {"summary": data["summary"], "changes": data["changes"], "warnings": data["warnings"]}
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
-def test_reference_revision_matches_reviewed_golden(version: str) -> None:
-    golden = GOLDEN / f"diff-2.0.0-2.1.0-{version}.json"
-    actual = golden_view(reference_report(version))
-    if os.environ.get("ACP_SCHEMA_UPDATE_GOLDEN") == "1":  # then review the file by hand
-        golden.write_text(json.dumps(actual, indent=2) + "\n", encoding="utf-8")
-    assert actual == json.loads(golden.read_text(encoding="utf-8"))
+def check_golden(path: Path, actual: str) -> None:
+    if UPDATE_GOLDEN:
+        path.write_text(actual, encoding="utf-8")
+    assert actual == path.read_text(encoding="utf-8")
+
+
+def case_paths(name: str) -> tuple[str, str]:
+    return str(CASES_DIR / name / "old.json"), str(CASES_DIR / name / "new.json")
+
+
+def case_report(name: str) -> DiffReport:
+    old, new = case_paths(name)
+    return diff_files(SchemaInput("old", Path(old)), SchemaInput("new", Path(new)))
+
+
+def markdown_tables(markdown: str) -> dict[str, list[list[str]]]:
+    """Each `###` table of a Markdown report: its rows, as cells."""
+    tables: dict[str, list[list[str]]] = {}
+    title = None
+    for line in markdown.splitlines():
+        if line.startswith("### "):
+            title = line[4:]
+            tables[title] = []
+        elif title and line.startswith("| `"):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            tables[title].append(cells)
+    return tables
+
+
+def assert_tables_hold_their_verdicts(markdown: str) -> None:
+    """Breaking: a breaking verdict; review: unknown and nothing breaking; compatible: all
+    compatible. Cells 4-6 are old reads new, new reads old and API."""
+    allowed = {
+        "Breaking changes": lambda v: B in v,
+        "Changes to review (not judged)": lambda v: B not in v and U in v,
+        "Compatible changes": lambda v: set(v) == {C},
+    }
+    for title, rows in markdown_tables(markdown).items():
+        for row in rows:
+            assert allowed[title](row[4:7]), (title, row)
+
+
+@pytest.mark.parametrize("name", GOLDEN_CASES)
+def test_golden_case_reports(name: str) -> None:
+    report = case_report(name)
+    check_golden(CASES_DIR / name / "report.json", json.dumps(golden_view(report), indent=2) + "\n")
+    markdown = render_report(report, "markdown")
+    check_golden(CASES_DIR / name / "report.md", markdown)
+    assert_tables_hold_their_verdicts(markdown)
+
+
+def test_method_added_to_envelopes_passes_fail_on_wire() -> None:
+    """Old bindings decode a request, response or notification of a method they do not know
+    as the extension member (`<Envelope>Other` for requests and notifications)."""
+    old, new = case_paths("method-added-to-envelopes")
+    assert main(["diff", old, new, "--fail-on", "wire"]) == 0
+    assert main(["diff", old, new, "--fail-on", "breaking"]) == 0
+    assert main(["diff", old, new, "--fail-on", "any"]) == 1
+    added = [
+        c for c in case_report("method-added-to-envelopes").changes if c.kind.endswith("-added")
+    ]
+    readers = {c.where: c.note.split(";")[0] for c in added if c.kind == "variant-added"}
+    assert readers == {
+        "ClientRequest.params<ref:ArchiveSessionRequest>": (
+            "old decoders take it as <ref:ExtRequest>"
+        ),
+        "AgentResponse<title:Result>.result<ref:ArchiveSessionResponse>": (
+            "old decoders take it as <ref:ExtResponse>"
+        ),
+        "AgentNotification.params<ref:StatusNotification>": (
+            "old decoders take it as <ref:ExtNotification>"
+        ),
+    }
+    assert all(verdict(c)[2:] == (C, C, C) for c in added)
+
+
+def test_envelope_without_an_extension_member_still_breaks_old_decoders() -> None:
+    """Without an extension member, old bindings read an unknown method's params as one of
+    the params they know; a new method whose params fit none of them breaks them."""
+    old_doc, new_doc = (
+        json.loads(Path(p).read_text(encoding="utf-8"))
+        for p in case_paths("method-added-to-envelopes")
+    )
+    for document in (old_doc, new_doc):
+        members = document["$defs"]["ClientRequest"]["properties"]["params"]["anyOf"][0]["anyOf"]
+        members.pop()  # the ExtRequest member
+    (change,) = [c for c in changes(old_doc, new_doc) if c.where.startswith("ClientRequest.params")]
+    assert change.where == "ClientRequest.params<ref:ArchiveSessionRequest>"
+    assert verdict(change) == ("variant-added", change.where, B, C, C)
+
+
+def test_property_default_removed_passes_fail_on_api() -> None:
+    old, new = case_paths("property-default-removed")
+    assert main(["diff", old, new, "--fail-on", "api"]) == 0
+    assert main(["diff", old, new, "--fail-on", "breaking"]) == 0
+
+
+def test_nullable_on_untyped_fields_is_no_change() -> None:
+    found = case_report("nullable-on-untyped-field").changes
+    assert not [c for c in found if c.kind.startswith("nullable-")]
+    assert "Error.details" not in {c.where for c in found}  # `{}` or null is still `{}`
+    (hint,) = [c for c in found if c.where == "Error.hint"]
+    assert (hint.kind, hint.old, hint.new) == ("type-changed", "any", "string")
+
+
+def test_nested_classes_are_filed_under_their_definition() -> None:
+    report = case_report("nested-classes")
+    new_doc = json.loads(Path(case_paths("nested-classes")[1]).read_text(encoding="utf-8"))
+    bindings = {
+        (c.new, c.definition, c.location) for c in report.changes if c.kind == "binding-added"
+    }
+    assert bindings == {
+        ("ProxyResponseResult", "ProxyResponse", "<title:Result>"),
+        ("ProxyResponseError", "ProxyResponse", "<title:Error>"),
+        ("ShapeOutline", "Shape", "outline"),
+        ("ShapeOutlineCircle", "Shape", "outline<kind=circle>"),
+        ("ShapeOutlineSquare", "Shape", "outline<kind=square>"),
+    }
+    assert {c.definition for c in report.changes} <= set(new_doc["$defs"])
+
+
+def test_markdown_breaking_table_lists_only_breaking_changes() -> None:
+    tables = markdown_tables(render_report(case_report("markdown-tables"), "markdown"))
+    assert [row[0] for row in tables["Breaking changes"]] == ["`Cost.amount`"]
+    assert [row[0] for row in tables["Changes to review (not judged)"]] == ["`Cost.currency`"]
+    assert [row[0] for row in tables["Compatible changes"]] == ["`Cost.label`"]
+
+
+# --- published revisions (reference schemas, when present) -------------------------------
+
+RELEASES = [("2.0.0", "2.1.0"), ("2.1.0", "2.4.0")]
+REVISIONS = [(old, new, version) for old, new in RELEASES for version in ("v1", "v2")]
+REVISION_IDS = [f"{old}-{new}-{version}" for old, new, version in REVISIONS]
+
+
+def reference(release: str, version: str) -> Path:
+    path = REFERENCE / f"acp-sdk-{release}" / version / "schema.unstable.json"
+    if not path.is_file():
+        pytest.skip(f"reference schemas not present at {REFERENCE} (../shared beside the repo)")
+    return path
+
+
+def reference_report(version: str, old: str = "2.0.0", new: str = "2.1.0") -> DiffReport:
+    return diff_files(
+        SchemaInput(old, reference(old, version)), SchemaInput(new, reference(new, version))
+    )
+
+
+@pytest.mark.parametrize(("old", "new", "version"), REVISIONS, ids=REVISION_IDS)
+def test_reference_revision_matches_reviewed_golden(old: str, new: str, version: str) -> None:
+    report = reference_report(version, old, new)
+    golden = GOLDEN / f"diff-{old}-{new}-{version}.json"
+    check_golden(golden, json.dumps(golden_view(report), indent=2) + "\n")
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
@@ -759,30 +896,68 @@ def test_reference_revision_is_reported_as_the_change_request_says(version: str)
         assert removed.codemod == "chunk-identity"
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
-def test_reference_report_covers_exactly_what_structural_diff_sees(version: str) -> None:
+@pytest.mark.parametrize(("old", "new", "version"), REVISIONS, ids=REVISION_IDS)
+def test_reference_report_covers_exactly_what_structural_diff_sees(
+    old: str, new: str, version: str
+) -> None:
     """An independent check: the definitions structural_diff finds changed are the ones
     the report names, no more and no less."""
-    old_path, new_path = reference("acp-sdk-2.0.0", version), reference("acp-sdk-2.1.0", version)
-    old, new = (json.loads(p.read_text(encoding="utf-8")) for p in (old_path, new_path))
+    old_doc, new_doc = (
+        json.loads(reference(r, version).read_text(encoding="utf-8")) for r in (old, new)
+    )
     touched = set()
-    for line in structural_diff(old, new, limit=None):
+    for line in structural_diff(old_doc, new_doc, limit=None):
         pointer = line.split(": ", 1)[0]
         parts = pointer.split("/")
         touched.add(parts[2] if parts[1] == "$defs" else ROOT)
-    reported = {c.definition for c in reference_report(version).changes}
+    reported = {c.definition for c in reference_report(version, old, new).changes}
     assert reported == touched
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
-def test_golden_files_hold_no_reference_prose(version: str) -> None:
-    golden = (GOLDEN / f"diff-2.0.0-2.1.0-{version}.json").read_text(encoding="utf-8")
-    for release in ("acp-sdk-2.0.0", "acp-sdk-2.1.0"):
+@pytest.mark.parametrize(("old", "new", "version"), REVISIONS, ids=REVISION_IDS)
+def test_golden_files_hold_no_reference_prose(old: str, new: str, version: str) -> None:
+    golden = (GOLDEN / f"diff-{old}-{new}-{version}.json").read_text(encoding="utf-8")
+    for release in (old, new):
         schema = json.loads(reference(release, version).read_text(encoding="utf-8"))
         for _, node in iter_subschemas(schema):
             text = node.get("description")
             if isinstance(text, str) and len(text) > 24:
                 assert text[:24] not in golden
+
+
+# A method's params or result inside a JSON-RPC envelope (each of these has an extension
+# member that takes any value).
+ENVELOPE_MEMBER = re.compile(
+    r"(Agent|Client|Proxy)(Request|Notification)\.params<ref:\w+>"
+    r"|(Agent|Client|Proxy)Response<title:Result>\.result<ref:\w+>"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "version"),
+    [*REVISIONS, ("2.4.0", "2.4.0", "v1-v2")],
+    ids=[*REVISION_IDS, "2.4.0-v1-to-v2"],
+)
+def test_reference_verdicts_a_ci_user_relies_on(old: str, new: str, version: str) -> None:
+    """Over every published revision (and v1 -> v2): a method added to an envelope with
+    an extension member never fails `--fail-on wire`, hoisted classes sit under a
+    definition of their side, and each Markdown table holds only its own verdicts."""
+    if version == "v1-v2":
+        report = diff_files(
+            SchemaInput("v1", reference(old, "v1")), SchemaInput("v2", reference(new, "v2"))
+        )
+        new_path = reference(new, "v2")
+    else:
+        report = reference_report(version, old, new)
+        new_path = reference(new, version)
+    new_defs = json.loads(new_path.read_text(encoding="utf-8"))["$defs"]
+    for change in report.changes:
+        if change.kind == "variant-added" and ENVELOPE_MEMBER.fullmatch(change.where):
+            assert verdict(change)[2:] == (C, C, C), change
+        if change.kind == "binding-added":
+            assert change.definition in new_defs, change
+        assert change.kind not in ("nullable-added", "nullable-removed") or change.old != "any"
+    assert_tables_hold_their_verdicts(render_report(report, "markdown"))
 
 
 def test_fail_on_table_covers_every_choice() -> None:
