@@ -21,7 +21,9 @@ Each answer is ``compatible``, ``breaking`` or ``unknown`` (the tool cannot tell
 changed ``pattern``). Decoders follow the ACP rules: unknown properties are ignored, a
 value that fails under ``x-deserialize-default-on-error`` counts as omitted, and array items
 that fail under ``x-deserialize-skip-invalid-items`` are dropped. Such a value is lost but
-the message still decodes, so the change is wire-compatible (the note says so). Only the
+the message still decodes, so the change is wire-compatible (the note says so). A member
+that only one side of an untagged union has is read by a member of the other side that
+accepts all its values (a JSON-RPC envelope's extension params take any method's). Only the
 keywords inside the changed definition are considered: a definition is judged on its own,
 not at each place that uses it.
 
