@@ -853,7 +853,10 @@ class _Differ:
         else:
             from .prepass import TEXT_FORMATS
 
-            onr, nro, notes = UNKNOWN, UNKNOWN, []
+            # A format can only take values away, for decoders that check it at all.
+            onr = COMPATIBLE if old is None else UNKNOWN
+            nro = COMPATIBLE if new is None else UNKNOWN
+            notes = []
             plain = {old, new} <= {None, *TEXT_FORMATS}
             api = COMPATIBLE if plain else UNKNOWN
             if plain:

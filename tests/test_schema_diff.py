@@ -258,6 +258,18 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], list[tuple[str, ...]]]] =
         "text format dropped",
         doc(A=with_props(u={"type": "string", "format": "uri"})),
         doc(A=with_props(u={"type": "string"})),
+        [("format-changed", "A.u", U, C, C)],
+    ),
+    (
+        "text format added",
+        doc(A=with_props(u={"type": "string"})),
+        doc(A=with_props(u={"type": "string", "format": "date-time"})),
+        [("format-changed", "A.u", C, U, C)],
+    ),
+    (
+        "text format replaced",
+        doc(A=with_props(u={"type": "string", "format": "uri"})),
+        doc(A=with_props(u={"type": "string", "format": "date-time"})),
         [("format-changed", "A.u", U, U, C)],
     ),
     (
