@@ -70,7 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code instead of exiting."""
     where = ["acp-schema"]  # grows to `acp-schema generate` once the command is known
     try:
-        return _run(argv, where)
+        code = _run(argv, where)
+        sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
+        return code
     except KeyboardInterrupt:
         _error(where, "interrupted")
         return EXIT_INTERRUPTED
