@@ -208,7 +208,8 @@ def _fast_findings(target: Target, digest: str, generator: str) -> list[Finding]
                     f"{generator} is installed",
                 )
             )
-    out.extend(Finding(path, "not written by the generator") for path in _strays(target.out))
+    stray = "not written by the generator: move it out (generate refuses to write beside it)"
+    out.extend(Finding(path, stray) for path in _strays(target.out))
     return out
 
 

@@ -127,6 +127,9 @@ CASES = {
     "generate-out-schemas": Case(
         "generate --schema {bundled} --out {schemas}", 2, "schema", "bundled schema folder"
     ),
+    "generate-out-proc": Case(
+        "generate --schema {bundled} --out /proc/acp-schema-out", 2, "/proc/acp", "cannot write"
+    ),
     # check: a report on stdout; exit 2 when the schema cannot be used
     "check-missing": Case(
         "check --schema {missing.json} --out {earlier}",
@@ -209,6 +212,8 @@ def test_hostile_input_gives_one_line_and_the_documented_code(
     case = CASES[name]
     if name == "migrate-device" and not Path("/dev/null").exists():
         pytest.skip("no /dev/null here")
+    if name == "generate-out-proc" and not Path("/proc/self").is_dir():
+        pytest.skip("/proc (where not even root can create a directory) is Linux only")
     code = main(_argv(case, inputs, tmp_path))
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
