@@ -415,3 +415,60 @@ def test_help_into_a_closed_pipe_ends_quietly() -> None:
     # argparse writes --help itself and ignores the closed pipe: exit 0, as documented.
     done = _with_closed_stdout(_command("--help"))
     assert (done.returncode, done.stderr) == (0, "")
+
+
+# --- what no command reported itself: the top-level net ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "message"),
+    [
+        (KeyboardInterrupt(), 130, "acp-schema schema check: interrupted"),
+        (
+            RecursionError("deep"),
+            2,
+            "acp-schema schema check: the input is nested too deeply to process",
+        ),
+        (
+            PermissionError(13, "Permission denied", "/some/file"),
+            2,
+            "acp-schema schema check: /some/file: Permission denied",
+        ),
+        (BrokenPipeError(32, "Broken pipe"), 141, ""),
+    ],
+    ids=["ctrl-c", "recursion", "os-error", "closed-pipe"],
+)
+def test_main_ends_every_command_the_same_way(
+    raised: BaseException,
+    code: int,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp_schema.codegen import commands
+
+    def handler(args: object) -> int:
+        raise raised
+
+    monkeypatch.setattr(commands, "_schema_check", handler)
+    assert main(["schema", "check"]) == code
+    err = capsys.readouterr().err
+    assert err == (f"{message}\n" if message else "")
+
+
+def test_a_failing_code_generator_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # datamodel-codegen's own traceback, on its stderr, must not reach the user as one.
+    def render(path: Path) -> list[GeneratedFile]:
+        raise RuntimeError(
+            "datamodel-codegen failed (1):\nTraceback (most recent call last):\n"
+            '  File "x.py", line 1\nValueError: no models'
+        )
+
+    monkeypatch.setattr(generate, "render", render)
+    schema = str(bundled.bundled_schema("v1"))
+    assert main(["generate", "--schema", schema, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == "acp-schema generate: datamodel-codegen failed (1): ValueError: no models\n"
+    assert not (tmp_path / "out").exists()
