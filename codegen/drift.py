@@ -137,8 +137,9 @@ def check_target(target: Target, *, full: bool = False, generator: str | None) -
     except OSError as exc:
         report.unusable.append(f"{_shown(target.schema)}: cannot read the schema: {_why(exc)}")
         return report
-    if target.out.exists() and not target.out.is_dir():
-        report.unusable.append(f"{_shown(target.out)}: exists but is not a directory")
+    blocking = next((p for p in (target.out, *target.out.parents) if p.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        report.unusable.append(f"{_shown(blocking)}: exists but is not a directory")
         return report
     report.schema_sha256 = hashlib.sha256(raw).hexdigest()
     if generator is None:

@@ -161,6 +161,9 @@ CASES = {
     "check-out-file": Case(
         "check --schema {bundled} --out {afile}", 2, "afile", "not a directory", False
     ),
+    "check-generated-file": Case(
+        "check v1 --generated {afile}", 2, "afile", "not a directory", False
+    ),
     # diff: one line on stderr, exit 2
     "diff-missing": Case("diff {missing.json} v1", 2, "missing.json", "No such file"),
     "diff-directory": Case("diff v1 {adir}", 2, "adir", "Is a directory"),
