@@ -100,7 +100,8 @@ def _register_generate(commands: Subparsers) -> None:
 
 def _generate(args: argparse.Namespace) -> int:
     # Imported here: the generator's dependencies are an extra, not needed for `schema`.
-    from .generate import generate_many
+    from .generate import failure_summary, generate_many
+    from .out_dir import OutDirError
     from .schema_check import SchemaError
 
     if (args.schema is None) != (args.out is None):
@@ -120,9 +121,19 @@ def _generate(args: argparse.Namespace) -> int:
     )
     try:
         written = generate_many(jobs)
-    except SchemaError as err:
+    except SchemaError as err:  # nothing can be generated from a schema with problems
         print("\n".join(err.lines()), file=sys.stderr)
-        return EXIT_UNUSABLE if err.unusable else EXIT_PROBLEMS
+        return EXIT_UNUSABLE
+    except RuntimeError as err:  # datamodel-codegen or ruff failed on what the checks passed
+        print(f"acp-schema generate: {failure_summary(err)}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except OutDirError as err:
+        print(f"acp-schema generate: {err}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except OSError as err:
+        where = err.filename if err.filename is not None else "the output directory"
+        print(f"acp-schema generate: cannot write {where}: {err.strerror}", file=sys.stderr)
+        return EXIT_UNUSABLE
     for (schema, out), files in zip(jobs, written, strict=True):
         print(f"{schema} -> {out} ({len(files)} files)")
     return EXIT_OK

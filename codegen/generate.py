@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,9 +17,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from acp_schema.cli_common import ignore_interrupts
+
+from .out_dir import inspect_out_dir, write_out_dirs
+from .package_files import GENERATED_FILES
 from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
 from .prepass import prepass
 from .schema_check import (
+    Problem,
     SchemaError,
     check_schema_document,
     meta_schema_problems,
@@ -54,6 +58,15 @@ CODEGEN_FLAGS = (
     "x-deserialize-skip-invalid-items",
     "x-deserialize-default-on-null",
 )
+
+
+def failure_summary(exc: RuntimeError) -> str:
+    """One line for a tool that failed: what failed and the last line it printed (its
+    stderr may hold a whole traceback of its own)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return lines[0] if lines else "failed"
+    return f"{lines[0].rstrip(':')}: {lines[-1]}"
 
 
 @dataclass(frozen=True)
@@ -168,6 +181,15 @@ def _checked(schema_path: Path) -> dict[str, Any]:
     return doc
 
 
+def _method_problems(schema: dict[str, Any]) -> list[Problem]:
+    """An ACP-style schema has methods; without any, the method table would be empty."""
+    defs = schema.get("$defs", {})
+    if any(isinstance(body, dict) and "x-method" in body for body in defs.values()):
+        return []
+    message = "no definition in $defs carries x-method, so there are no methods to generate"
+    return [Problem("/$defs", message)]
+
+
 def render(schema_path: Path) -> list[GeneratedFile]:
     """Generate the binding files of the schema at `schema_path`, in memory.
 
@@ -175,8 +197,8 @@ def render(schema_path: Path) -> list[GeneratedFile]:
     part of the checks, runs while datamodel-codegen works on the pre-pass output; the
     cheaper checks run first, so the pre-pass only ever sees resolvable, well-formed input.
     """
+    schema = _checked(schema_path)  # first: it reports an unreadable file as such
     raw = schema_path.read_bytes()
-    schema = _checked(schema_path)
     digest = hashlib.sha256(raw).hexdigest()
     file_header = header(schema_path.name, digest)
     pre = prepass(schema)
@@ -190,7 +212,7 @@ def render(schema_path: Path) -> list[GeneratedFile]:
         tempfile.TemporaryDirectory(prefix="acp-schema-") as tmp,
         _codegen_started(pre.schema, file_header, Path(tmp)) as finish,
     ):
-        problems = meta_schema_problems(schema)
+        problems = meta_schema_problems(schema) or _method_problems(schema)
         if problems:
             raise SchemaError(schema_path, problems)
         models = finish()
@@ -204,30 +226,14 @@ def render(schema_path: Path) -> list[GeneratedFile]:
     ]
 
 
-@contextmanager
-def _staging(out_dir: Path) -> Iterator[Path]:
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
-    try:
-        yield staging
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-
-
 def write_files(files: list[GeneratedFile], out_dir: Path) -> None:
-    """Write all files or none: stage beside the target, then swap the directory in."""
-    with _staging(out_dir) as staging:
-        for item in files:
-            (staging / item.name).write_text(item.text, encoding="utf-8", newline="\n")
-        previous = out_dir.with_name(f".{out_dir.name}-old")
-        shutil.rmtree(previous, ignore_errors=True)
-        if out_dir.exists():
-            os.replace(out_dir, previous)
-        os.replace(staging, out_dir)
-        shutil.rmtree(previous, ignore_errors=True)
+    """Write all files or none into `out_dir`, which must be new, empty or an earlier
+    output of generate (`out_dir.py`)."""
+    write_out_dirs([([(f.name, f.text) for f in files], out_dir)])
 
 
 def generate(schema_path: Path, out_dir: Path) -> list[Path]:
+    inspect_out_dir(out_dir, GENERATED_FILES)  # refuse before the seconds of rendering
     files = render(schema_path)
     write_files(files, out_dir)
     return [out_dir / f.name for f in files]
@@ -242,9 +248,15 @@ def generate_many(jobs: Sequence[tuple[Path, Path]]) -> list[list[Path]]:
     """
     if len(jobs) == 1:
         return [generate(*jobs[0])]
+    for _, out_dir in jobs:
+        inspect_out_dir(out_dir, GENERATED_FILES)
     workers = min(len(jobs), os.cpu_count() or 1)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:
         rendered = list(pool.map(render, [schema for schema, _ in jobs]))
-    for files, (_, out_dir) in zip(rendered, jobs, strict=True):
-        write_files(files, out_dir)
+    write_out_dirs(
+        [
+            ([(f.name, f.text) for f in files], out_dir)
+            for files, (_, out_dir) in zip(rendered, jobs, strict=True)
+        ]
+    )
     return [[out / f.name for f in files] for files, (_, out) in zip(rendered, jobs, strict=True)]

@@ -26,6 +26,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,8 @@ from urllib.parse import unquote
 # jsonschema ships without type information; the second code keeps mypy quiet
 # if types-jsonschema gets installed later.
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
+
+from acp_schema._json_nesting import too_deep
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -92,6 +95,11 @@ X_KEYWORDS: dict[str, tuple[Callable[[object], bool], str]] = {
 _MAX_REPR = 60
 # Guards against $ref / allOf cycles when looking through variants.
 _MAX_DEPTH = 32
+# How deep arrays and objects may nest in a schema file. The bundled schemas use 12 levels;
+# past about 120 the meta-schema check, datamodel-codegen and the diff run out of Python's
+# recursion limit, so deeper files are refused before parsing (README, "Errors and exit
+# codes").
+MAX_JSON_DEPTH = 64
 
 
 @dataclass(frozen=True, order=True)
@@ -219,6 +227,9 @@ def parse_schema_file(path: str | os.PathLike[str]) -> tuple[object, list[Proble
         raise SchemaError(
             path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
         ) from None
+    deep = too_deep(text, MAX_JSON_DEPTH)
+    if deep is not None:
+        raise SchemaError(path, [Problem("", str(deep))], unusable=True)
     duplicates = _DuplicateKeys()
     try:
         doc = json.loads(text, object_pairs_hook=duplicates, parse_constant=_reject_constant)
@@ -270,6 +281,7 @@ def check_schema_document(doc: object, *, meta_schema: bool = True) -> list[Prob
         problems += _check_extensions(pointer, schema)
         problems += _check_unions(index, pointer, schema)
         problems += _check_required(pointer, schema)
+    problems += _check_cycles(index, subschemas)
     return sorted(set(problems))
 
 
@@ -458,6 +470,69 @@ def _check_refs(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Pro
             index.resolve(ref)
         except _Unresolvable as exc:
             out.append(Problem(pointer, f"{keyword} {ref!r} does not resolve: {exc}"))
+    return out
+
+
+# Keywords that apply a subschema to the same value (not to a part of it): a loop through
+# them alone never reaches anything that describes a value.
+_IN_PLACE_LIST = ("allOf", "anyOf", "oneOf")
+_IN_PLACE_ONE = ("not", "if", "then", "else")
+
+
+def _in_place(index: _Index, schema: dict[str, Any]) -> Iterator[object]:
+    """The subschemas `schema` applies to the very value it is given."""
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if isinstance(ref, str):
+            with suppress(_Unresolvable):  # reported by _check_refs
+                yield index.resolve(ref)
+    for keyword in _IN_PLACE_LIST:
+        value = schema.get(keyword)
+        if isinstance(value, list):
+            yield from value
+    for keyword in _IN_PLACE_ONE:
+        yield schema.get(keyword)
+    dependent = schema.get("dependentSchemas")
+    if isinstance(dependent, dict):
+        yield from dependent.values()
+
+
+def _check_cycles(index: _Index, subschemas: list[tuple[str, dict[str, Any]]]) -> list[Problem]:
+    """Schemas that refer back to themselves (`$ref` to itself, A -> B -> A, an allOf that
+    includes itself) before describing any part of a value. Validating against one never
+    ends and datamodel-codegen finds no model in it. Depth-first, without recursion."""
+    where = {id(s): p for p, s in reversed(subschemas)}  # the first pointer of each schema
+    state: dict[int, bool] = {}  # True while on the current path, False when done
+    out = []
+    for _, root in subschemas:
+        if id(root) in state:
+            continue
+        path = [root]
+        pending = [_in_place(index, root)]
+        state[id(root)] = True
+        while pending:
+            child = next(pending[-1], None)
+            if child is None:
+                state[id(path.pop())] = False
+                pending.pop()
+                continue
+            if not isinstance(child, dict) or id(child) not in where:
+                continue  # a boolean schema, or a malformed value the meta-schema reports
+            seen = state.get(id(child))
+            if seen:
+                loop = [*path[[id(s) for s in path].index(id(child)) :], child]
+                chain = " -> ".join(f"#{where[id(s)]}" for s in loop)
+                out.append(
+                    Problem(
+                        where[id(child)],
+                        f"refers to itself before describing any part of a value ({chain}); "
+                        "validating against it never ends and nothing can be generated from it",
+                    )
+                )
+            elif seen is None:
+                state[id(child)] = True
+                path.append(child)
+                pending.append(_in_place(index, child))
     return out
 
 

@@ -66,6 +66,10 @@ def upstream_schema(version: str, protocol: str, *, cache_dir: Path | None = Non
         )
     if protocol not in PROTOCOLS:
         raise UpstreamError(f"unknown protocol version {protocol!r}; expected one of {PROTOCOLS}")
+    root = cache_root(cache_dir)
+    existing = next((p for p in (root, *root.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise UpstreamError(f"cannot use {root} as the cache directory: {existing} is a file")
     path = cached_schema_path(version, protocol, cache_dir)
     problem = verify_cached(path)
     if problem is None:
@@ -111,18 +115,26 @@ def fetch(version: str, root: Path) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="acp-schema-npm-") as tmp:
         tarball, source = _npm_pack(npm, spec, Path(tmp))
         written = []
-        with tarfile.open(tarball, "r:gz") as archive:
-            for protocol in PROTOCOLS:
-                data = _member_bytes(archive, f"package/schema/{protocol}/{SCHEMA_FILE}")
-                if data is not None:
-                    target = root / "upstream" / version / protocol / SCHEMA_FILE
-                    _store(target, data)
-                    _store(_digest_path(target), _digest_line(data).encode("ascii"))
-                    written.append(target)
-        if not written:
-            raise UpstreamError(f"{spec} contains no schema/<version>/{SCHEMA_FILE}")
-        _store(root / "upstream" / version / "source.json", source)
+        try:
+            with tarfile.open(tarball, "r:gz") as archive:
+                for protocol in PROTOCOLS:
+                    data = _member_bytes(archive, f"package/schema/{protocol}/{SCHEMA_FILE}")
+                    if data is not None:
+                        target = root / "upstream" / version / protocol / SCHEMA_FILE
+                        _store(target, data)
+                        _store(_digest_path(target), _digest_line(data).encode("ascii"))
+                        written.append(target)
+            if not written:
+                raise UpstreamError(f"{spec} contains no schema/<version>/{SCHEMA_FILE}")
+            _store(root / "upstream" / version / "source.json", source)
+        except (OSError, tarfile.TarError) as exc:
+            where = getattr(exc, "filename", None) or root
+            raise UpstreamError(f"cannot cache {spec} in {where}: {_why(exc)}") from None
     return written
+
+
+def _why(exc: Exception) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 def _npm_pack(npm: str, spec: str, tmp: Path) -> tuple[Path, bytes]:

@@ -139,7 +139,8 @@ def migrate_command(args: argparse.Namespace) -> int:
         paths, excludes=[*config.get("exclude", []), *args.exclude], gitignore=not args.no_gitignore
     )
     for missing in found.missing:
-        print(f"{missing}: no such file or directory", file=sys.stderr)
+        why = "not a regular file or directory" if missing.exists() else "no such file or directory"
+        print(f"{missing}: {why}", file=sys.stderr)
 
     started = time.perf_counter()
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.quiet else None

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from acp_schema.cli_common import ignore_interrupts
+
 from .bindings import TRIGGERS
 from .files import module_name
 from .plan import HelperTemplate
@@ -198,7 +200,10 @@ class _Pool:
 
     def __enter__(self) -> _Pool:
         if self.jobs > 1:
-            self.executor = ProcessPoolExecutor(max_workers=self.jobs)
+            # Ctrl-C reaches the workers too; only the parent reports it.
+            self.executor = ProcessPoolExecutor(
+                max_workers=self.jobs, initializer=ignore_interrupts
+            )
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -4,17 +4,31 @@ Every tool contributes its subcommands from its own package through a `register`
 function; registering imports only argparse wiring, and each handler imports its tool when
 it runs. The tools' dependencies come with extras, so a missing one is named instead of
 shown as an import traceback.
+
+`main` also gives every subcommand the same ending for what is not a bad input of its own
+(README, "Errors and exit codes"): Ctrl-C exits 130 with one line, a closed pipe (output
+piped to `head`) ends quietly with 141, an OS error that no command reported itself is one
+line naming the file, exit 2, and so is input nested too deeply to process.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from importlib import metadata
 
-from .cli_common import EXIT_OK, EXIT_UNUSABLE, Handler, usage_handler
+from .cli_common import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    Handler,
+    usage_handler,
+)
 
 # (module, registrar) of every command group, in the order `--help` lists them.
 COMMAND_GROUPS = (
@@ -54,6 +68,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code instead of exiting."""
+    where = ["acp-schema"]  # grows to `acp-schema generate` once the command is known
+    try:
+        code = _run(argv, where)
+        sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
+        return code
+    except KeyboardInterrupt:
+        _error(where, "interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _drop_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:  # one no command turned into its own message
+        name = f"{exc.filename}: " if exc.filename is not None else ""
+        _error(where, f"{name}{exc.strerror or exc}")
+        return EXIT_UNUSABLE
+    except RecursionError:
+        _error(where, "the input is nested too deeply to process")
+        return EXIT_UNUSABLE
+
+
+def _run(argv: Sequence[str] | None, where: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -61,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.code is None:
             return EXIT_OK
         return exc.code if isinstance(exc.code, int) else EXIT_UNUSABLE
+    for name in ("command", f"{args.command}_command"):  # `transcript show`, `schema check`
+        if getattr(args, name, None):
+            where.append(getattr(args, name))
     handler: Handler = args.func
     try:
         return handler(args)
@@ -74,6 +112,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_UNUSABLE
+
+
+def _error(where: list[str], message: str) -> None:
+    with suppress(OSError):  # stderr itself is gone; the exit code still tells
+        print(f"{' '.join(where)}: {message}", file=sys.stderr)
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so the flush at exit does not fail on the closed pipe
+    again (the recipe of the `signal` module's documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real descriptor (captured output)
+        pass
 
 
 def console_main() -> None:

@@ -1,21 +1,28 @@
-"""What every `acp-schema` subcommand shares: exit codes and the registrar signature.
+"""What every `acp-schema` subcommand shares: exit codes, the registrar signature and the
+handling of Ctrl-C around work that must not be cut in half.
 
 Each tool package registers its own subcommands (`register(commands)`) and imports only
 this module from the command line's plumbing, so the top-level parser (`acp_schema.cli`)
-is imported by nothing.
+is imported by nothing. The error style and exit codes are documented in the README
+("Errors and exit codes").
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import TYPE_CHECKING, TypeAlias
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1  # drift, schema problems, pending migrations, bad log lines
 EXIT_UNUSABLE = 2  # unusable input; also argparse's code for a bad command line
-EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT (128 + 2)
+EXIT_BROKEN_PIPE = 141  # the reader of our output went away, as shells report SIGPIPE (128 + 13)
 
 Handler = Callable[[argparse.Namespace], int]
 if TYPE_CHECKING:
@@ -31,3 +38,35 @@ def usage_handler(parser: argparse.ArgumentParser) -> Handler:
         return EXIT_UNUSABLE
 
     return handler
+
+
+def ignore_interrupts() -> None:
+    """Initializer of worker processes: Ctrl-C reaches the whole process group, and only
+    the parent reports it (once); a worker that raised KeyboardInterrupt would print its
+    own traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C until the block is done, then raise KeyboardInterrupt.
+
+    For the few renames that swap finished output into place: cut in the middle, they
+    would leave neither the old output nor the new one. Signal handlers can only be set
+    in the main thread; elsewhere the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+
+    def remember(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+
+    previous = signal.signal(signal.SIGINT, remember)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from acp_schema.cli import main
-from acp_schema.codegen import bundled, drift, generate
+from acp_schema.codegen import bundled, drift, generate, package_files
 from acp_schema.codegen.generate import GeneratedFile
 
 
@@ -70,17 +70,19 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
 
 def test_header_written_by_the_generator_parses() -> None:
     digest = "ab" * 32
-    parsed = drift.parse_header(generate.header("schema.unstable.json", digest) + "\n\nx = 1\n")
-    assert parsed == drift.Header(
+    parsed = package_files.parse_header(
+        generate.header("schema.unstable.json", digest) + "\n\nx = 1\n"
+    )
+    assert parsed == package_files.Header(
         "schema.unstable.json", metadata.version("datamodel-code-generator"), digest
     )
-    assert drift.parse_header("# just a comment\nx = 1\n") is None
+    assert package_files.parse_header("# just a comment\nx = 1\n") is None
 
 
 def test_expected_files_are_what_a_render_writes(rendered: list[GeneratedFile]) -> None:
-    assert tuple(f.name for f in rendered) == drift.GENERATED_FILES
-    with_header = tuple(f.name for f in rendered if drift.parse_header(f.text) is not None)
-    assert with_header == drift.HEADERED_FILES
+    assert tuple(f.name for f in rendered) == package_files.GENERATED_FILES
+    with_header = tuple(f.name for f in rendered if package_files.parse_header(f.text) is not None)
+    assert with_header == package_files.HEADERED_FILES
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])

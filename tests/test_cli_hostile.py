@@ -1,0 +1,477 @@
+"""Every subcommand against careless and hostile input: one line naming the input and the
+problem, the documented exit code (README, "Errors and exit codes"), never a traceback.
+
+Most cases run `main()` in this process (an exception escaping it would fail the test just
+as a traceback would); Ctrl-C and a closed pipe need a real process. `transcript show` is
+covered here for the generic cases (a missing file, a directory, Ctrl-C, a closed pipe);
+its log contents have tests of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acp_schema._json_nesting import too_deep
+from acp_schema.cli import main
+from acp_schema.codegen import bundled, generate
+from acp_schema.codegen.generate import GeneratedFile
+from acp_schema.codegen.schema_check import MAX_JSON_DEPTH, SchemaError, parse_schema_file
+
+DEEP = 100_000  # far past Python's recursion limit
+
+
+def _generated(body: str) -> str:
+    return generate.seal(f"{generate.header('schema.json', 'ab' * 32)}\n{body}")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    root: Path
+
+    def __getitem__(self, name: str) -> str:
+        return str(self.root / name)
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
+    root = tmp_path_factory.mktemp("hostile")
+    (root / "adir").mkdir()
+    (root / "afile").write_text("not a directory\n")
+    (root / "deep.json").write_text("[" * DEEP + "]" * DEEP)
+    (root / "deep-object.json").write_text('{"$defs": ' + '{"a": ' * DEEP + "{}" + "}" * DEEP + "}")
+    (root / "not-json.json").write_bytes(b"\xff\xfe{]")
+    self_ref = {"$defs": {"A": {"$ref": "#/$defs/A"}}}
+    (root / "self-ref.json").write_text(json.dumps(self_ref))
+    no_methods = {"$defs": {"Thing": {"type": "object", "properties": {"x": {"type": "string"}}}}}
+    (root / "no-methods.json").write_text(json.dumps(no_methods))
+    foreign = root / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    earlier = [
+        GeneratedFile("__init__.py", _generated("X = 1\n")),
+        GeneratedFile("methods.py", _generated("METHODS = []\n")),
+        GeneratedFile("py.typed", ""),
+    ]
+    generate.write_files(earlier, root / "earlier")  # a package generated from another schema
+    return Inputs(root)
+
+
+@dataclass(frozen=True)
+class Case:
+    command: str  # split at spaces; {name} stands for the path of that input
+    code: int
+    names: str  # the input the message must name
+    says: str  # and what it must say about it
+    stderr_only: bool = True  # the message is the only line on stderr (reports use stdout)
+
+
+CASES = {
+    # schema check: a report on stdout; exit 1 for problems, 2 for unusable files
+    "schema-check-missing": Case(
+        "schema check {missing.json}", 2, "missing.json", "No such file", False
+    ),
+    "schema-check-directory": Case("schema check {adir}", 2, "adir", "Is a directory", False),
+    "schema-check-deep-array": Case(
+        "schema check {deep.json}", 2, "deep.json", "nested deeper than", False
+    ),
+    "schema-check-deep-object": Case(
+        "schema check {deep-object.json}", 2, "deep-object.json", "line 1, column", False
+    ),
+    "schema-check-not-json": Case(
+        "schema check {not-json.json}", 2, "not-json.json", "not UTF-8", False
+    ),
+    "schema-check-self-ref": Case(
+        "schema check {self-ref.json}", 1, "self-ref.json", "refers to itself", False
+    ),
+    # generate: one line on stderr, exit 2
+    "generate-missing": Case(
+        "generate --schema {missing.json} --out {out}", 2, "missing.json", "No such file"
+    ),
+    "generate-directory": Case("generate --schema {adir} --out {out}", 2, "adir", "Is a directory"),
+    "generate-deep": Case(
+        "generate --schema {deep.json} --out {out}", 2, "deep.json", "nested deeper than"
+    ),
+    "generate-self-ref": Case(
+        "generate --schema {self-ref.json} --out {out}", 2, "self-ref.json", "refers to itself"
+    ),
+    "generate-no-methods": Case(
+        "generate --schema {no-methods.json} --out {out}", 2, "no-methods.json", "no methods"
+    ),
+    "generate-out-file": Case(
+        "generate --schema {bundled} --out {afile}", 2, "afile", "not a directory"
+    ),
+    "generate-out-foreign": Case(
+        "generate --schema {bundled} --out {foreign}", 2, "foreign", "did not write"
+    ),
+    "generate-out-below-file": Case(
+        "generate --schema {bundled} --out {afile}/pkg", 2, "afile", "not a directory"
+    ),
+    "generate-out-package": Case(
+        "generate --schema {bundled} --out {generated}",
+        2,
+        "generated",
+        "installed acp_schema package",
+    ),
+    "generate-out-schemas": Case(
+        "generate --schema {bundled} --out {schemas}", 2, "schema", "bundled schema folder"
+    ),
+    "generate-out-proc": Case(
+        "generate --schema {bundled} --out /proc/acp-schema-out", 2, "/proc/acp", "cannot write"
+    ),
+    # check: a report on stdout; exit 2 when the schema cannot be used
+    "check-missing": Case(
+        "check --schema {missing.json} --out {earlier}",
+        2,
+        "missing.json",
+        "cannot read the schema",
+        False,
+    ),
+    "check-directory": Case(
+        "check --schema {adir} --out {earlier}", 2, "adir", "Is a directory", False
+    ),
+    "check-deep": Case(
+        "check --schema {deep.json} --out {earlier}", 2, "deep.json", "nested deeper than", False
+    ),
+    "check-self-ref": Case(
+        "check --schema {self-ref.json} --out {earlier}",
+        2,
+        "self-ref.json",
+        "refers to itself",
+        False,
+    ),
+    "check-full-deep": Case(
+        "check --full --schema {deep.json} --out {earlier}",
+        2,
+        "deep.json",
+        "nested deeper than",
+        False,
+    ),
+    "check-out-file": Case(
+        "check --schema {bundled} --out {afile}", 2, "afile", "not a directory", False
+    ),
+    "check-generated-file": Case(
+        "check v1 --generated {afile}", 2, "afile", "not a directory", False
+    ),
+    # diff: one line on stderr, exit 2
+    "diff-missing": Case("diff {missing.json} v1", 2, "missing.json", "No such file"),
+    "diff-directory": Case("diff v1 {adir}", 2, "adir", "Is a directory"),
+    "diff-deep": Case("diff {deep.json} v1", 2, "deep.json", "nested deeper than"),
+    "diff-deep-object": Case(
+        "diff v1 {deep-object.json}", 2, "deep-object.json", "nested deeper than"
+    ),
+    "diff-not-json": Case("diff {not-json.json} v1", 2, "not-json.json", "not UTF-8"),
+    "diff-upstream-cache-file": Case(
+        "diff --upstream 2.1.0 v1 --cache-dir {afile}", 2, "afile", "is a file"
+    ),
+    "diff-upstream-cache-below-file": Case(
+        "diff --upstream 2.1.0 v1 --cache-dir {afile}/cache", 2, "afile", "is a file"
+    ),
+    "diff-upstream-not-a-version": Case(
+        "diff --upstream latest v1", 2, "latest", "not an exact package version"
+    ),
+    # migrate: the path on stderr, the summary on stdout; exit 2
+    "migrate-missing": Case("migrate {missing.py}", 2, "missing.py", "no such file", False),
+    "migrate-device": Case("migrate /dev/null", 2, "/dev/null", "not a regular file", False),
+    # transcript show: one line on stderr, exit 2
+    "transcript-missing": Case(
+        "transcript show {missing.jsonl}", 2, "missing.jsonl", "No such file"
+    ),
+    "transcript-directory": Case("transcript show {adir}", 2, "adir", "Is a directory"),
+}
+
+
+def _argv(case: Case, inputs: Inputs, tmp_path: Path) -> list[str]:
+    places = {
+        "out": str(tmp_path / "out"),
+        "bundled": str(bundled.bundled_schema("v1")),
+        "generated": str(bundled.generated_dir()),
+        "schemas": str(bundled.schema_dir()),
+    }
+    out = []
+    for arg in case.command.split():
+        if "{" in arg:
+            name, _, rest = arg[1:].partition("}")
+            arg = (places[name] if name in places else inputs[name]) + rest
+        out.append(arg)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hostile_input_gives_one_line_and_the_documented_code(
+    name: str, inputs: Inputs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = CASES[name]
+    if name == "migrate-device" and not Path("/dev/null").exists():
+        pytest.skip("no /dev/null here")
+    if name == "generate-out-proc" and not Path("/proc/self").is_dir():
+        pytest.skip("/proc (where not even root can create a directory) is Linux only")
+    code = main(_argv(case, inputs, tmp_path))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert code == case.code, out + err
+    # One line names the input and says what is wrong with it (a report may also name
+    # the input in its heading).
+    naming = [line for line in (out + err).splitlines() if case.names in line and case.says in line]
+    assert len(naming) == 1, out + err
+    if case.stderr_only:
+        assert err.count("\n") == 1 and naming[0] in err
+    assert not (tmp_path / "out").exists()  # nothing written on the way
+
+
+def test_an_unwritable_out_directory_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only directories")
+    parent = tmp_path / "locked"
+    parent.mkdir()
+    parent.chmod(0o500)
+    try:
+        args = ["generate", "--schema", str(bundled.bundled_schema("v1"))]
+        code = main([*args, "--out", str(parent / "pkg")])
+    finally:
+        parent.chmod(0o700)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "cannot write" in err and "Permission denied" in err
+    assert list(parent.iterdir()) == []
+
+
+# --- deep nesting ------------------------------------------------------------------------
+
+
+def _nested(depth: int, kinds: list[bool], noise: str) -> str:
+    """JSON nested `depth` levels deep: arrays and objects as `kinds` says, with a string
+    full of brackets beside each level (they must not count)."""
+    text = "0"
+    for level in range(depth):
+        if kinds[level % len(kinds)]:
+            text = f"[{json.dumps(noise)}, {text}]"
+        else:
+            text = f'{{"k{level}": {text}, "s": {json.dumps(noise)}}}'
+    return text
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    depth=st.integers(min_value=1, max_value=3 * MAX_JSON_DEPTH),
+    kinds=st.lists(st.booleans(), min_size=1, max_size=5),
+    noise=st.text(alphabet='[]{}"\\ \n', max_size=8),
+)
+def test_nesting_is_measured_without_recursion(depth: int, kinds: list[bool], noise: str) -> None:
+    text = _nested(depth, kinds, noise)
+    found = too_deep(text, MAX_JSON_DEPTH)
+    if depth <= MAX_JSON_DEPTH:
+        assert found is None
+        return
+    assert found is not None
+    # The position is the bracket that opens level MAX_JSON_DEPTH + 1.
+    line = text.split("\n")[found.line - 1]
+    assert line[found.column - 1] in "[{"
+
+
+@settings(max_examples=20, deadline=None)
+@given(depth=st.integers(min_value=MAX_JSON_DEPTH + 1, max_value=5_000))
+def test_deep_schema_files_are_unusable_not_a_recursion_error(
+    tmp_path_factory: pytest.TempPathFactory, depth: int
+) -> None:
+    path = tmp_path_factory.mktemp("deep") / "schema.json"
+    path.write_text('{"$defs": ' + '{"a": ' * depth + "{}" + "}" * depth + "}")
+    with pytest.raises(SchemaError) as caught:
+        parse_schema_file(path)
+    assert caught.value.unusable
+    assert f"nested deeper than {MAX_JSON_DEPTH} levels" in str(caught.value)
+
+
+def test_nesting_at_the_limit_parses(tmp_path: Path) -> None:
+    path = tmp_path / "schema.json"
+    path.write_text("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH)
+    doc, problems = parse_schema_file(path)
+    assert problems == [] and isinstance(doc, list)
+
+
+# --- Ctrl-C and a closed pipe, in real processes -----------------------------------------
+
+
+def _command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "acp_schema", *args]
+
+
+def _interrupt_while_reading(argv: list[str], fifo: Path) -> subprocess.CompletedProcess[str]:
+    """Run the command on a named pipe as its input; once it has opened the pipe and waits
+    for data, send it SIGINT as a terminal's Ctrl-C would."""
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    opened = threading.Event()
+
+    def open_writer() -> None:
+        with fifo.open("w"):  # returns once the command has opened the other end
+            opened.set()
+            process.wait(timeout=60)
+
+    writer = threading.Thread(target=open_writer, daemon=True)
+    writer.start()
+    if not opened.wait(timeout=60):
+        process.kill()
+        pytest.fail(f"{argv} never opened its input")
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    writer.join(timeout=5)
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+
+INTERRUPTED = {
+    "schema check": (("schema", "check", "{fifo}"), "acp-schema schema check"),
+    "generate": (("generate", "--schema", "{fifo}", "--out", "{out}"), "acp-schema generate"),
+    "check": (("check", "--schema", "{fifo}", "--out", "{earlier}"), "acp-schema check"),
+    "diff": (("diff", "{fifo}", "v1"), "acp-schema diff"),
+    "transcript show": (("transcript", "show", "{fifo}"), "acp-schema transcript show"),
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("name", sorted(INTERRUPTED))
+def test_ctrl_c_exits_130_with_one_line(name: str, inputs: Inputs, tmp_path: Path) -> None:
+    args, who = INTERRUPTED[name]
+    fifo = tmp_path / "input.json"
+    os.mkfifo(fifo)
+    places = {"fifo": str(fifo), "out": str(tmp_path / "out"), "earlier": inputs["earlier"]}
+    argv = _command(*(places[a[1:-1]] if a.startswith("{") else a for a in args))
+    done = _interrupt_while_reading(argv, fifo)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == f"{who}: interrupted\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_in_migrate_exits_130_with_one_line(tmp_path: Path) -> None:
+    # migrate reads regular files only; the interrupt arrives while it works on one.
+    (tmp_path / "code.py").write_text("x = 1\n")
+    code = (
+        "import os, signal, time\n"
+        "import acp_schema.migrations.runner as runner\n"
+        "def run(*args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    time.sleep(60)\n"
+        "runner.run = run\n"
+        "from acp_schema.cli import console_main\n"
+        "import sys; sys.argv = ['acp-schema', 'migrate', sys.argv[1]]\n"
+        "console_main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "acp-schema migrate: interrupted\n"
+    assert (tmp_path / "code.py").read_text() == "x = 1\n"
+
+
+def _with_closed_stdout(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run with stdout a pipe nobody reads any more (as `... | head` after head exits)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            argv, stdout=write_end, stderr=subprocess.PIPE, text=True, check=False, timeout=300
+        )
+    finally:
+        os.close(write_end)
+    return done
+
+
+def _empty_log(tmp_path: Path) -> str:
+    log = tmp_path / "log.jsonl"
+    log.write_text("")
+    return str(log)
+
+
+CLOSED_PIPE: dict[str, Callable[[Path], list[str]]] = {
+    "schema check": lambda tmp: ["schema", "check"],
+    "check": lambda tmp: ["check"],
+    "diff": lambda tmp: ["diff", "v1", "v2"],
+    "transcript show": lambda tmp: ["transcript", "show", _empty_log(tmp)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED_PIPE))
+def test_a_closed_pipe_ends_quietly(name: str, tmp_path: Path) -> None:
+    done = _with_closed_stdout(_command(*CLOSED_PIPE[name](tmp_path)))
+    assert done.stderr == ""
+    assert done.returncode == 141
+
+
+def test_help_into_a_closed_pipe_ends_quietly() -> None:
+    # argparse writes --help itself and ignores the closed pipe: exit 0, as documented.
+    done = _with_closed_stdout(_command("--help"))
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+# --- what no command reported itself: the top-level net ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "message"),
+    [
+        (KeyboardInterrupt(), 130, "acp-schema schema check: interrupted"),
+        (
+            RecursionError("deep"),
+            2,
+            "acp-schema schema check: the input is nested too deeply to process",
+        ),
+        (
+            PermissionError(13, "Permission denied", "/some/file"),
+            2,
+            "acp-schema schema check: /some/file: Permission denied",
+        ),
+        (BrokenPipeError(32, "Broken pipe"), 141, ""),
+    ],
+    ids=["ctrl-c", "recursion", "os-error", "closed-pipe"],
+)
+def test_main_ends_every_command_the_same_way(
+    raised: BaseException,
+    code: int,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp_schema.codegen import commands
+
+    def handler(args: object) -> int:
+        raise raised
+
+    monkeypatch.setattr(commands, "_schema_check", handler)
+    assert main(["schema", "check"]) == code
+    err = capsys.readouterr().err
+    assert err == (f"{message}\n" if message else "")
+
+
+def test_a_failing_code_generator_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # datamodel-codegen's own traceback, on its stderr, must not reach the user as one.
+    def render(path: Path) -> list[GeneratedFile]:
+        raise RuntimeError(
+            "datamodel-codegen failed (1):\nTraceback (most recent call last):\n"
+            '  File "x.py", line 1\nValueError: no models'
+        )
+
+    monkeypatch.setattr(generate, "render", render)
+    schema = str(bundled.bundled_schema("v1"))
+    assert main(["generate", "--schema", schema, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err == "acp-schema generate: datamodel-codegen failed (1): ValueError: no models\n"
+    assert not (tmp_path / "out").exists()
