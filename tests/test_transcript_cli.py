@@ -117,12 +117,13 @@ def test_conflicts_are_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     document = json.loads(capsys.readouterr().out)
     (i1,) = document["transcripts"][1]["messages"]
     assert i1["conflicts"] == [{"field": "senderMessageId", "kept": "o9", "rejected": "o1"}]
-    assert i1["link"]["state"] == "conflict"
+    assert i1["link"]["state"] == "pending"  # B/i1's own reference names A/o9
+    assert document["transcripts"][0]["messages"][0]["link"]["state"] == "conflict"
 
     assert main(["transcript", "show", str(write_log(tmp_path, lines))]) == 0
     out = capsys.readouterr().out
     assert "      ! senderMessageId: kept 'o9', ignored 'o1'" in out.splitlines()
-    assert "  i1: From A  [unlinked, conflict: this view names A/o9, but" in out
+    assert "  o1: To B  [unlinked, conflict: this view names B/i1, but B/i1 names A/o9]" in out
 
 
 def test_bad_lines_are_reported_and_the_rest_is_read(

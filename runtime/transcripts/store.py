@@ -111,7 +111,9 @@ class Conflict:
 class Link:
     """How an entry stands towards its counterpart view (rule L).
 
-    - `linked`: `counterpart` is the address of the other view, which the store holds.
+    - `linked`: `counterpart` is the address of the other view, which the store holds;
+      `reason` is empty, or notes a participant ID that contradicts where a view sits
+      (the two references name each other, which settles the link nonetheless).
     - `pending`: a reference gives the counterpart's address, but no entry is there (yet).
     - `conflict`: the views cannot be linked, and never will be; `reason` says why.
     - `none`: no usable reference yet; `reason` says what is missing, if anything.
@@ -123,7 +125,8 @@ class Link:
 
     def __str__(self) -> str:
         if self.state == "linked":
-            return f"linked with {self.counterpart}"
+            note = f" (despite {self.reason})" if self.reason else ""
+            return f"linked with {self.counterpart}{note}"
         if self.state == "pending":
             return f"pending: {self.counterpart} ({self.reason})"
         if self.state == "conflict":
@@ -574,57 +577,105 @@ class TranscriptStore:
         return self._link_of(entry)
 
     def _link_of(self, entry: MessageEntry) -> Link:
-        if entry.recipient_message_id is not None or entry.sender_message_id is not None:
-            problem = _view_problem(entry)
-            if problem is not None:
-                return Link("conflict", None, problem)
-        claims = self._claims
-        more_claims = self._more_claims
-        key = entry._key
-        naming_me = claims.get(key)  # the view whose reference names this one
-        if naming_me is not None and key in more_claims:
-            return Link("conflict", None, f"{_views(self._claimants(key))} all name this view")
-        named = entry._named  # the address this view's one reference names, once complete
+        if entry.recipient_message_id is not None and entry.sender_message_id is not None:
+            return Link("conflict", None, _BOTH)
+        named = entry._named  # the address its one reference names, once complete
+        if named is not None:
+            return self._link_by_own_reference(entry, named)
+        return self._link_by_claims(entry)
 
-        if named is None:
-            if naming_me is None:
-                missing = _missing_reference(entry)
-                return Link("none", None, missing) if missing else _NO_REFERENCE
-            partner = naming_me
-            if partner._key in claims:  # this view names nothing: another view names partner
-                rivals = [entry, *self._claimants(partner._key)]
-                return Link(
-                    "conflict", None, f"{_views(rivals)} are all counterparts of {partner.address}"
-                )
-        else:
-            if named in more_claims:
-                rivals = self._claimants(named)
-                return Link("conflict", None, f"{_views(rivals)} all name {_text(named)}")
-            transcript = self._transcripts.get(named[0])
-            found = None if transcript is None else transcript.get(named[1])
-            if naming_me is not None and naming_me is not found:
+    def _link_by_own_reference(self, entry: MessageEntry, named: tuple[str, str]) -> Link:
+        """The view carries a complete reference: that pair alone decides (L3, L4)."""
+        key = entry._key
+        if named == key:
+            return Link("conflict", None, "the view names itself")
+        transcript = self._transcripts.get(named[0])
+        partner = None if transcript is None else transcript.get(named[1])
+        if partner is not None:
+            if partner.recipient_message_id is not None and partner.sender_message_id is not None:
+                return Link("conflict", None, f"counterpart {_text(named)}: {_BOTH}")
+            partner_named = partner._named
+            if partner_named is not None:
+                # Both views carry a reference: they name each other or stay unlinked.
+                if partner_named == key and (
+                    (entry.recipient_message_id is None) != (partner.recipient_message_id is None)
+                ):
+                    # Two references that name each other settle the link for good; a
+                    # participant ID that contradicts a view's place is only noted.
+                    notes = [
+                        f"{view.address}: {problem}"
+                        for view in (entry, partner)
+                        if (problem := _role_problem(view)) is not None
+                    ]
+                    return self._linked(entry, partner, "; ".join(notes))
+                if partner_named == key:
+                    field = (
+                        "recipientMessageId" if entry.recipient_message_id else "senderMessageId"
+                    )
+                    return Link("conflict", None, f"both views carry {field}")
                 return Link(
                     "conflict",
                     None,
-                    f"this view names {_text(named)}, but {naming_me.address} names this view",
+                    f"this view names {_text(named)}, but {_text(named)} names "
+                    f"{_text(partner_named)}",
                 )
-            if found is None:
-                where = (
-                    f"no session message {named[1]!r} in it yet"
-                    if named[0] in self._seen
-                    else "that transcript is not loaded"
-                )
-                return Link("pending", Address(*named), where)
-            partner = found
-
-        if partner.recipient_message_id is not None or partner.sender_message_id is not None:
-            problem = _view_problem(partner)
-            if problem is not None:
-                return Link("conflict", None, f"counterpart {partner.address}: {problem}")
-        problem = _pair_problem(entry, partner)
+        problem = _role_problem(entry)
         if problem is not None:
             return Link("conflict", None, problem)
-        link = Link("linked", Address(partner.session_id, partner.message_id))
+        if partner is None:
+            where = (
+                f"no session message {named[1]!r} in it yet"
+                if named[0] in self._seen
+                else "that transcript is not loaded"
+            )
+            return Link("pending", Address(*named), where)
+        # The counterpart carries no complete reference (yet): one reference is enough,
+        # unless another view's reference names the same counterpart just as well.
+        problem = _claim_problem(entry, partner)
+        if problem is not None:
+            return Link("conflict", None, problem)
+        more = self._more_claims.get(named)
+        if more is not None:
+            viable = [
+                claimant
+                for claimant in self._claimants(named)
+                if claimant is entry or _claim_problem(claimant, partner) is None
+            ]
+            if len(viable) > 1:
+                return Link("conflict", None, _contest(viable, _text(named)))
+        return self._linked(entry, partner)
+
+    def _link_by_claims(self, entry: MessageEntry) -> Link:
+        """The view has no complete reference: the views whose reference names it decide."""
+        key = entry._key
+        first = self._claims.get(key)
+        if first is None:
+            missing = _missing_reference(entry)
+            return Link("none", None, missing) if missing else _NO_REFERENCE
+        if key not in self._more_claims:
+            problem = _claim_problem(first, entry)
+            if problem is not None:
+                return self._not_named(entry, problem)
+            return self._linked(entry, first)
+        claimants = self._claimants(key)
+        problems = [_claim_problem(claimant, entry) for claimant in claimants]
+        viable = [c for c, problem in zip(claimants, problems, strict=True) if problem is None]
+        if len(viable) == 1:
+            return self._linked(entry, viable[0])
+        if viable:
+            return Link("conflict", None, _contest(viable, "this view"))
+        return self._not_named(entry, sorted(p for p in problems if p is not None)[0])
+
+    @staticmethod
+    def _not_named(entry: MessageEntry, problem: str) -> Link:
+        """Only unfit references name this view: the conflict is the claimant's (L3); this
+        view has no usable reference of its own."""
+        missing = _missing_reference(entry)
+        return Link("none", None, f"{missing}; {problem}" if missing else problem)
+
+    @staticmethod
+    def _linked(entry: MessageEntry, partner: MessageEntry, note: str = "") -> Link:
+        link = Link("linked", Address(partner.session_id, partner.message_id), note)
         # Valid while neither view learns anything and no new reference names either.
         entry._cached_link = link
         entry._cached_version = entry._version
@@ -661,20 +712,27 @@ def _views(entries: list[MessageEntry]) -> str:
     return ", ".join(sorted(_text(e._key) for e in entries))
 
 
-def _view_problem(entry: MessageEntry) -> str | None:
-    """What makes one view unlinkable by itself; depends on known values only, so it stays."""
+_BOTH = "the view carries both senderMessageId and recipientMessageId"
+
+
+def _contest(claimants: list[MessageEntry], named: str) -> str:
+    return f"{_views(claimants)} all name {named}, which names none of them (yet)"
+
+
+def _role_problem(entry: MessageEntry) -> str | None:
+    """Why the one reference a view carries does not fit the view; stays once true.
+
+    `recipientMessageId` belongs on the outgoing view, in the sender's transcript;
+    `senderMessageId` on the incoming view, in the recipient's (L1).
+    """
     here = entry.session_id
     if entry.recipient_message_id is not None:
-        if entry.sender_message_id is not None:
-            return "the view carries both senderMessageId and recipientMessageId"
         sender = entry.sender_session_id
         if sender is not None and sender != here:
             return (
                 f"recipientMessageId belongs on the outgoing view, but this view's sender is "
                 f"{sender!r}, not this transcript"
             )
-        if entry.recipient_session_id == here and entry.recipient_message_id == entry.message_id:
-            return "the view names itself"
     elif entry.sender_message_id is not None:
         recipient = entry.recipient_session_id
         if recipient is not None and recipient != here:
@@ -682,16 +740,31 @@ def _view_problem(entry: MessageEntry) -> str | None:
                 f"senderMessageId belongs on the incoming view, but this view's recipient is "
                 f"{recipient!r}, not this transcript"
             )
-        if entry.sender_session_id == here and entry.sender_message_id == entry.message_id:
-            return "the view names itself"
     return None
+
+
+def _claim_problem(claimant: MessageEntry, named: MessageEntry) -> str | None:
+    """Why `claimant`, whose reference names `named`, cannot be linked with it by that
+    reference alone (`named` carries no complete reference). Facts only grow and each
+    reason rests on known values, so once a problem, always a problem."""
+    if claimant.recipient_message_id is not None and claimant.sender_message_id is not None:
+        return f"{claimant.address}: {_BOTH}"
+    if named.recipient_message_id is not None and named.sender_message_id is not None:
+        return f"{named.address}: {_BOTH}"
+    problem = _role_problem(claimant)
+    if problem is not None:
+        return f"{claimant.address}: {problem}"
+    problem = _role_problem(named)
+    if problem is not None:
+        return f"{named.address}: {problem}"
+    return _pair_problem(claimant, named)
 
 
 def _pair_problem(one: MessageEntry, other: MessageEntry) -> str | None:
     """Why two views that a reference joins cannot be the two views of one message (L3).
 
-    Neither view has a problem of its own (`_view_problem`), so each carries at most one
-    reference, and at least one carries one: that is how the pair was found.
+    Neither view carries both references, and at least one carries one: that is how the
+    pair was found.
     """
     if one.recipient_message_id is not None:
         if other.recipient_message_id is not None:
