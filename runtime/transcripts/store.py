@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, 
 
 from pydantic import MISSING, BaseModel, ValidationError
 
+from acp_schema._runtime import TagDispatch
+
 if TYPE_CHECKING:
     from acp_schema import v1, v2
 
@@ -50,6 +52,11 @@ LinkState = Literal["linked", "pending", "conflict", "none"]
 
 METHOD = "session/update"
 NOT_A_REQUEST = f"{METHOD} is a notification, but this message has an `id`"
+# Deepest JSON nesting a line may have, counting the message's own levels: the limit of
+# pydantic's JSON parser, applied to every line so that no input reaches Python's.
+MAX_JSON_DEPTH = 200
+TOO_DEEP = f"invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep"
+_OUR_KINDS = ("session_message", "session_message_chunk")
 
 
 # --- errors ------------------------------------------------------------------------------
@@ -135,6 +142,10 @@ class Link:
 
 
 _NO_REFERENCE = Link("none")
+# Both session-message tags contain it; any other update without it is not ours (unless
+# its tag is written with JSON escapes, which the skimming reader checks for after parsing).
+_TAG_TEXT = "session_message"
+_TAG_BYTES = _TAG_TEXT.encode()
 
 # Entry attribute -> wire name, for participant IDs and references (rule P).
 IDENTITY_FIELDS: tuple[tuple[str, str], ...] = (
@@ -285,6 +296,7 @@ class _Codec:
         self.message_type: type[BaseModel] = module.SessionMessage
         self.chunk_type: type[BaseModel] = module.SessionMessageChunk
         self.envelope: type[_Envelope[Any]] = _Envelope[self.params_type]  # type: ignore[name-defined]
+        self.closed_kinds = _closed_update_kinds(self.params_type)
 
     def decode(self, message: str | bytes | bytearray | dict[str, Any]) -> Any:
         """The notification params of a raw JSON-RPC message, or a `TranscriptError`."""
@@ -296,6 +308,8 @@ class _Codec:
         except ValidationError as error:
             problem = self.explain(message, error)
             raise problem from problem.__cause__
+        except RecursionError:  # a dict nested deeper than Python can walk
+            raise UpdateDecodeError(TOO_DEEP) from None
         if "id" in envelope.__pydantic_fields_set__:
             raise UpdateDecodeError(NOT_A_REQUEST)
         return envelope.params
@@ -307,18 +321,17 @@ class _Codec:
         if isinstance(message, dict):
             data: Any = message
         else:
+            if any(p["type"] == "json_invalid" and "recursion" in p["msg"] for p in error.errors()):
+                return UpdateDecodeError(TOO_DEEP)
             try:
                 data = json.loads(message)
             except ValueError as bad_json:  # JSONDecodeError or UnicodeDecodeError
                 problem = UpdateDecodeError(f"invalid JSON: {bad_json}")
                 problem.__cause__ = bad_json
                 return problem
-        if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
-            return UpdateDecodeError("not a JSON-RPC 2.0 message object")
-        if "method" not in data:
-            return NotSessionUpdateError("a JSON-RPC response, not a notification")
-        if data["method"] != METHOD:
-            return NotSessionUpdateError(f"method {data['method']!r}, not {METHOD!r}")
+        not_ours = envelope_problem(data)
+        if not_ours is not None:
+            return not_ours
         if "params" not in data:
             return UpdateDecodeError(f"{METHOD} without params")
         try:
@@ -328,6 +341,26 @@ class _Codec:
         decode_error = UpdateDecodeError(f"{METHOD} does not decode: {_summary(error)}")
         decode_error.__cause__ = error
         return decode_error
+
+
+def envelope_problem(data: Any) -> TranscriptError | None:
+    """Why decoded JSON is not a `session/update` notification at all, if it is not."""
+    if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
+        return UpdateDecodeError("not a JSON-RPC 2.0 message object")
+    if "method" not in data:
+        return NotSessionUpdateError("a JSON-RPC response, not a notification")
+    if data["method"] != METHOD:
+        return NotSessionUpdateError(f"method {data['method']!r}, not {METHOD!r}")
+    return None
+
+
+def _closed_update_kinds(params_type: type[BaseModel]) -> frozenset[str] | None:
+    """The update kinds a closed update union knows (v1), None for an open one (v2)."""
+    annotation = params_type.model_fields["update"].annotation
+    for marker in getattr(getattr(annotation, "__value__", annotation), "__metadata__", ()):
+        if isinstance(marker, TagDispatch):
+            return None if marker.other is not None else frozenset(marker.variants)
+    return frozenset()  # not the expected shape: nothing is skimmed, everything decodes
 
 
 def _summary(error: ValidationError) -> str:
@@ -424,6 +457,43 @@ class TranscriptStore:
             return self._upsert(params.session_id, update)
         self._seen.add(params.session_id)
         return None
+
+    def apply_skimming(self, line: str | bytes) -> MessageEntry | None:
+        """`apply` for a reader of whole logs: a `session/update` of another kind is
+        recognised by a plain JSON parse and its `sessionUpdate` tag, and not decoded.
+
+        Such an update is not validated beyond its envelope (`jsonrpc`, `method`, no `id`,
+        a string `sessionId`, an object `update` with a string tag the version knows; v1's
+        update union is closed, so an unknown tag there still decodes, and fails, in full).
+        Everything else, including a session message whose tag is written with JSON
+        escapes, goes through `apply`, with the same errors.
+        """
+        tag = _TAG_BYTES if line.__class__ is bytes else _TAG_TEXT
+        if tag in line:  # perhaps ours: decode in full, straight from the text
+            return self.apply(line)
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            return self.apply(line)  # says what is wrong with it
+        if (
+            data.__class__ is dict
+            and data.get("method") == METHOD
+            and data.get("jsonrpc") == "2.0"
+            and "id" not in data
+        ):
+            params = data.get("params")
+            if params.__class__ is dict:
+                session_id, update = params.get("sessionId"), params.get("update")
+                kind = update.get("sessionUpdate") if update.__class__ is dict else None
+                if session_id.__class__ is str and kind.__class__ is str and kind not in _OUR_KINDS:
+                    closed = self._codec.closed_kinds
+                    if closed is None or kind in closed:
+                        self._seen.add(session_id)
+                        return None
+        not_ours = envelope_problem(data)
+        if not_ours is not None:
+            raise not_ours
+        return self.apply(data)
 
     def _entry_for(self, session_id: str, message_id: str) -> MessageEntry:
         transcript = self._transcripts.get(session_id)
