@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import sys
@@ -348,3 +349,86 @@ def test_a_directory_is_unusable(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_group_without_command_prints_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["transcript"]) == 2
     assert "usage: acp-schema transcript" in capsys.readouterr().err
+
+
+def test_conflicts_are_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [
+        note("A", upsert("o1", **AB, recipientMessageId="i1")),
+        note("B", upsert("i1", **AB, senderMessageId="o9")),
+        note("B", upsert("i1", senderMessageId="o1")),
+    ]
+    assert main(["transcript", "show", str(write_log(tmp_path, lines)), "--json"]) == 0
+    links = {r["messageId"]: r for r in records(capsys.readouterr().out) if r["record"] == "link"}
+    assert links["i1"]["conflicts"] == [
+        {"field": "senderMessageId", "kept": "o9", "rejected": "o1"}
+    ]
+    assert links["i1"]["link"]["state"] == "pending"  # B/i1's own reference names A/o9
+    assert links["o1"]["link"]["state"] == "conflict"
+
+    assert main(["transcript", "show", str(write_log(tmp_path, lines))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "      ! senderMessageId: kept 'o9', ignored 'o1'" in out
+    assert "  o1: To B  [unlinked, conflict: this view names B/i1, but B/i1 names A/o9]" in out
+
+
+def test_an_over_long_line_stops_the_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "MAX_LINE_BYTES", 1000)
+    path = write_log(tmp_path, [note("A", chunk("o1", "kept")), "[" + "0," * 1000 + "0]"])
+    assert main(["transcript", "show", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"acp-schema transcript show: {path}:2: line longer than 1000 bytes; reading stopped\n"
+    )
+    assert captured.out.splitlines()[:2] == ["A/o1: (participants unknown)", "      kept"]
+    assert captured.out.endswith(
+        "0 bad line(s), 0 other message(s) skipped; reading stopped early\n"
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero on this system")
+def test_dev_zero_is_refused_without_filling_memory(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "MAX_LINE_BYTES", 1 << 16)
+    assert main(["transcript", "show", "/dev/zero", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "acp-schema transcript show: /dev/zero:1: line longer than 65536 bytes; reading stopped\n"
+    )
+    assert records(captured.out)[-1]["stopped"] == "/dev/zero:1: line longer than 65536 bytes"
+
+
+def test_deeply_nested_lines_are_bad_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep_meta = note("A", upsert("m", _meta={"x": 0})).replace("0}", "[" * 5000 + "]" * 5000 + "}")
+    deep_other = note("A", {"sessionUpdate": "plan", "entries": [0]}).replace(
+        "[0]", "[" * 100_000 + "]" * 100_000
+    )
+    path = write_log(tmp_path, [deep_meta, deep_other, "[" * 100_000])
+    assert main(["transcript", "show", str(path)]) == 1
+    too_deep = "invalid JSON: nested more than 200 levels deep"
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:1: {too_deep}",
+        f"{path}:2: {too_deep}",
+        f"{path}:3: {too_deep}",
+    ]
+
+
+def test_a_closed_stdout_is_left_to_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`transcript show | head`: the handler neither hides nor mangles BrokenPipeError; the
+    command line's entry point decides how a closed pipe ends."""
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    path = write_log(tmp_path, [note("A", chunk("o1", "x")), note("A", chunk("o2", "y"))])
+    args = argparse.Namespace(log=path, protocol_version="v2", json=False)
+    with pytest.raises(BrokenPipeError):
+        cli._show(args)
