@@ -469,9 +469,8 @@ class TranscriptStore:
         Everything else, including a session message whose tag is written with JSON
         escapes, goes through `apply`, with the same errors.
         """
-        tag = _TAG_BYTES if line.__class__ is bytes else _TAG_TEXT
-        if tag in line:  # perhaps ours: decode in full, straight from the text
-            return self.apply(line)
+        if (_TAG_BYTES in line) if isinstance(line, bytes) else (_TAG_TEXT in line):
+            return self.apply(line)  # perhaps ours: decode in full, straight from the text
         try:  # pydantic's parser: twice as fast as json.loads, and the same depth limit
             data = from_json(line, cache_strings=False)
         except ValueError:
