@@ -6,11 +6,13 @@ per (`params.sessionId`, `messageId`) of `session_message` / `session_message_ch
 other update kind is ignored. `TranscriptStore.link` says whether an entry's two views
 (outgoing in the sender's transcript, incoming in the recipient's) found each other.
 
-Linking is a pure function of what the entries know, answered from two indexes that apply
-keeps up to date (entries by address, and the addresses references name). What an entry
-knows only grows (a participant ID or reference, once known, never changes), so a conflict,
-once seen, stays, and the final state does not depend on how the updates of different
-entries interleave.
+Linking is decided pair by pair (docs/session-messages.md, "Links are decided pair by
+pair"): two views whose references name each other are linked for good, whatever a third
+view claims; a view whose reference names a view whose own reference names another stays
+unlinked. It is a pure function of what the entries know, answered from two indexes that
+apply keeps up to date (entries by address, and the addresses references name). What an
+entry knows only grows (a participant ID or reference, once known, never changes), so the
+final state does not depend on how the updates of different entries interleave.
 """
 
 from __future__ import annotations
@@ -123,7 +125,8 @@ class Link:
       `reason` is empty, or notes a participant ID that contradicts where a view sits
       (the two references name each other, which settles the link nonetheless).
     - `pending`: a reference gives the counterpart's address, but no entry is there (yet).
-    - `conflict`: the views cannot be linked, and never will be; `reason` says why.
+    - `conflict`: this view cannot be linked by its reference, or not yet (rival claims
+      on a view without a reference of its own); `reason` says why.
     - `none`: no usable reference yet; `reason` says what is missing, if anything.
     """
 
@@ -644,9 +647,6 @@ class TranscriptStore:
             partner = entry._cached_partner
             if partner is not None and partner._version == entry._cached_partner_version:
                 return cached
-        return self._link_of(entry)
-
-    def _link_of(self, entry: MessageEntry) -> Link:
         if entry.recipient_message_id is not None and entry.sender_message_id is not None:
             return Link("conflict", None, _BOTH)
         named = entry._named  # the address its one reference names, once complete
@@ -677,7 +677,7 @@ class TranscriptStore:
                         for view in (entry, partner)
                         if (problem := _role_problem(view)) is not None
                     ]
-                    return self._linked(entry, partner, "; ".join(notes))
+                    return _cache_linked(entry, partner, "; ".join(notes))
                 if partner_named == key:
                     field = (
                         "recipientMessageId" if entry.recipient_message_id else "senderMessageId"
@@ -701,7 +701,12 @@ class TranscriptStore:
             return Link("pending", Address(*named), where)
         # The counterpart carries no complete reference (yet): one reference is enough,
         # unless another view's reference names the same counterpart just as well.
-        problem = _claim_problem(entry, partner)
+        # (What `_claim_problem` checks, less what is known already: neither view carries
+        # both references, and this one's reference fits it.)
+        problem = _role_problem(partner)
+        if problem is not None:
+            return Link("conflict", None, f"{partner.address}: {problem}")
+        problem = _pair_problem(entry, partner)
         if problem is not None:
             return Link("conflict", None, problem)
         more = self._more_claims.get(named)
@@ -713,7 +718,7 @@ class TranscriptStore:
             ]
             if len(viable) > 1:
                 return Link("conflict", None, _contest(viable, _text(named)))
-        return self._linked(entry, partner)
+        return _cache_linked(entry, partner)
 
     def _link_by_claims(self, entry: MessageEntry) -> Link:
         """The view has no complete reference: the views whose reference names it decide."""
@@ -726,12 +731,12 @@ class TranscriptStore:
             problem = _claim_problem(first, entry)
             if problem is not None:
                 return self._not_named(entry, problem)
-            return self._linked(entry, first)
+            return _cache_linked(entry, first)
         claimants = self._claimants(key)
         problems = [_claim_problem(claimant, entry) for claimant in claimants]
         viable = [c for c, problem in zip(claimants, problems, strict=True) if problem is None]
         if len(viable) == 1:
-            return self._linked(entry, viable[0])
+            return _cache_linked(entry, viable[0])
         if viable:
             return Link("conflict", None, _contest(viable, "this view"))
         return self._not_named(entry, sorted(p for p in problems if p is not None)[0])
@@ -743,15 +748,15 @@ class TranscriptStore:
         missing = _missing_reference(entry)
         return Link("none", None, f"{missing}; {problem}" if missing else problem)
 
-    @staticmethod
-    def _linked(entry: MessageEntry, partner: MessageEntry, note: str = "") -> Link:
-        link = Link("linked", Address(partner.session_id, partner.message_id), note)
-        # Valid while neither view learns anything and no new reference names either.
-        entry._cached_link = link
-        entry._cached_version = entry._version
-        entry._cached_partner = partner
-        entry._cached_partner_version = partner._version
-        return link
+
+def _cache_linked(entry: MessageEntry, partner: MessageEntry, note: str = "") -> Link:
+    link = Link("linked", Address(partner.session_id, partner.message_id), note)
+    # Valid while neither view learns anything and no new reference names either.
+    entry._cached_link = link
+    entry._cached_version = entry._version
+    entry._cached_partner = partner
+    entry._cached_partner_version = partner._version
+    return link
 
 
 def _patched(stored: dict[str, Any] | None, patch: dict[str, Any]) -> dict[str, Any]:
