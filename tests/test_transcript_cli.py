@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from acp_schema.cli import main
+from acp_schema.transcripts import cli
 
 
 def note(session_id: str, update: dict[str, Any]) -> str:
@@ -61,36 +65,51 @@ def write_log(tmp_path: Path, lines: list[str]) -> Path:
     return path
 
 
+def records(out: str) -> list[dict[str, Any]]:
+    """Parse JSON Lines strictly: NaN and Infinity are not JSON."""
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} in JSON output")
+
+    return [json.loads(line, parse_constant=refuse) for line in out.splitlines()]
+
+
 def test_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_log(tmp_path, GOOD_LOG)
     assert main(["transcript", "show", str(path)]) == 0
     captured = capsys.readouterr()
     assert captured.err == ""
     assert captured.out.splitlines() == [
+        # Streamed: each message once its transcript moves on to another (or at the end).
+        "A/o1: To B",
+        "      Please run the tests.",
+        "B/i1: From A",
+        "      Please run the tests.",
+        "A/o2: To C",
+        "      See [resource_link file:///notes.md]",
+        "B/m: (participants unknown)",
+        "      [image]",
+        # After the whole log.
+        "Links, after the whole log:",
         "Transcript A (2 session messages)",
         "  o1: To B  [linked with B/i1]",
-        "      Please run the tests.",
         "  o2: To C  [pending: C/c1 (that transcript is not loaded)]",
-        "      See [resource_link file:///notes.md]",
         "Transcript B (2 session messages)",
         "  i1: From A  [linked with A/o1]",
-        "      Please run the tests.",
         "  m: (participants unknown)  [no reference yet]",
-        "      [image]",
         "0 bad line(s), 2 other message(s) skipped",
     ]
 
 
-def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_lines_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_log(tmp_path, GOOD_LOG)
     assert main(["transcript", "show", str(path), "--json"]) == 0
-    document = json.loads(capsys.readouterr().out)
-    assert document["version"] == "v2"
-    assert (document["badLines"], document["skipped"]) == ([], 2)
-    transcripts = {t["sessionId"]: t["messages"] for t in document["transcripts"]}
-    assert list(transcripts) == ["A", "B"]
-    o1, o2 = transcripts["A"]
-    assert o1["direction"] == "outgoing"
+    found = records(capsys.readouterr().out)
+    assert [r["record"] for r in found] == ["message"] * 4 + ["link"] * 4 + ["summary"]
+    messages = {(r["sessionId"], r["messageId"]): r for r in found[:4]}
+    assert list(messages) == [("A", "o1"), ("B", "i1"), ("A", "o2"), ("B", "m")]
+    o1 = messages["A", "o1"]
+    assert o1["updated"] is False and o1["direction"] == "outgoing"
     assert (o1["senderSessionId"], o1["recipientSessionId"]) == ("A", "B")
     assert o1["recipientMessageId"] == "i1" and o1["senderMessageId"] is None
     assert o1["text"] == "Please run the tests."
@@ -98,31 +117,151 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         {"type": "text", "text": "Please run "},
         {"type": "text", "text": "the tests."},
     ]
-    assert o1["link"] == {"state": "linked", "sessionId": "B", "messageId": "i1", "reason": ""}
-    assert o2["link"]["state"] == "pending"
-    assert (o2["link"]["sessionId"], o2["link"]["messageId"]) == ("C", "c1")
-    i1, m = transcripts["B"]
-    assert i1["link"]["state"] == "linked" and i1["direction"] == "incoming"
-    assert m["content"] == [IMAGE] and m["direction"] == "unknown"
-    assert m["link"] == {"state": "none", "sessionId": None, "messageId": None, "reason": ""}
+    assert messages["B", "m"]["content"] == [IMAGE]
+    links = {(r["sessionId"], r["messageId"]): r for r in found[4:8]}
+    assert links["A", "o1"]["link"] == {
+        "state": "linked",
+        "sessionId": "B",
+        "messageId": "i1",
+        "reason": "",
+    }
+    assert links["A", "o2"]["link"]["state"] == "pending"
+    assert (links["A", "o2"]["link"]["sessionId"], links["A", "o2"]["link"]["messageId"]) == (
+        "C",
+        "c1",
+    )
+    assert links["B", "i1"]["link"]["state"] == "linked"
+    assert links["B", "i1"]["direction"] == "incoming"
+    assert links["B", "m"]["link"] == {
+        "state": "none",
+        "sessionId": None,
+        "messageId": None,
+        "reason": "",
+    }
+    assert found[-1] == {
+        "record": "summary",
+        "version": "v2",
+        "messages": 4,
+        "transcripts": 2,
+        "badLines": 0,
+        "skipped": 2,
+        "stopped": None,
+    }
 
 
-def test_conflicts_are_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_message_changed_after_it_was_shown_is_shown_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = [
-        note("A", upsert("o1", **AB, recipientMessageId="i1")),
-        note("B", upsert("i1", **AB, senderMessageId="o9")),
-        note("B", upsert("i1", senderMessageId="o1")),
+        note("A", chunk("o1", "first")),
+        note("A", chunk("o2", "second")),  # A moves on: o1 is shown
+        note("A", upsert("o1", **AB, recipientMessageId="i1")),  # late identity for o1
+        note("A", chunk("o2", " and more")),
     ]
     assert main(["transcript", "show", str(write_log(tmp_path, lines)), "--json"]) == 0
-    document = json.loads(capsys.readouterr().out)
-    (i1,) = document["transcripts"][1]["messages"]
-    assert i1["conflicts"] == [{"field": "senderMessageId", "kept": "o9", "rejected": "o1"}]
-    assert i1["link"]["state"] == "conflict"
+    found = [r for r in records(capsys.readouterr().out) if r["record"] == "message"]
+    assert [(r["messageId"], r["updated"], r["text"]) for r in found] == [
+        ("o1", False, "first"),
+        ("o2", False, "second and more"),
+        ("o1", True, "first"),
+    ]
+    assert found[-1]["recipientMessageId"] == "i1"
 
     assert main(["transcript", "show", str(write_log(tmp_path, lines))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:6] == [
+        "A/o1: (participants unknown)",
+        "      first",
+        "A/o2: (participants unknown)",
+        "      second and more",
+        "A/o1: To B  (changed after it was shown)",
+        "      first",
+    ]
+
+
+class SlowLog:
+    """A log that records what had been printed each time a line was read."""
+
+    def __init__(self, lines: list[str], stdout: io.StringIO) -> None:
+        self.lines = [line.encode() + b"\n" for line in lines]
+        self.stdout = stdout
+        self.printed_before_line: list[str] = []
+
+    def readline(self, limit: int) -> bytes:
+        assert 0 < limit <= cli.MAX_LINE_BYTES + 1  # never an unbounded read
+        self.printed_before_line.append(self.stdout.getvalue())
+        return self.lines.pop(0) if self.lines else b""
+
+    def __enter__(self) -> SlowLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_output_streams_before_the_log_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, as_json: bool
+) -> None:
+    lines = [
+        note("A", upsert("o1", **AB, content=[{"type": "text", "text": "hello"}])),
+        note("A", chunk("o2", "next")),
+        *[note("A", {**chunk("x", "agent"), "sessionUpdate": "agent_message_chunk"})] * 3,
+    ]
+    stdout = io.StringIO()
+    log = SlowLog(lines, stdout)
+    monkeypatch.setattr(sys, "stdout", stdout)
+    real_open = Path.open
+
+    def fake_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        return log if self.name == "slow.jsonl" else real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", fake_open)
+    assert main(["transcript", "show", "slow.jsonl", *(["--json"] if as_json else [])]) == 0
+    # Nothing before the first message is complete; A/o1 as soon as A moves on to o2.
+    assert log.printed_before_line[:2] == ["", ""]
+    assert "hello" not in log.printed_before_line[1]
+    assert "hello" in log.printed_before_line[2]
+    assert "next" not in log.printed_before_line[-1]  # o2 is still open until the end
+    assert "next" in stdout.getvalue()
+
+
+def test_control_characters_are_escaped_in_text_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile = "red \x1b[31mRED\x1b[0m\r over\x07 \x9b2J \u202eevil\u2066 tab\tok"
+    lines = [
+        note("A\x1b]0;title\x07", upsert("o\x1b[1m", content=[{"type": "text", "text": hostile}])),
+        note("A", chunk("o2", "line one\nline two")),
+    ]
+    assert main(["transcript", "show", str(write_log(tmp_path, lines))]) == 0
     out = capsys.readouterr().out
-    assert "      ! senderMessageId: kept 'o9', ignored 'o1'" in out.splitlines()
-    assert "  i1: From A  [unlinked, conflict: this view names A/o9, but" in out
+    assert not any(c in out for c in "\x1b\x07\r\x9b\u202e\u2066")
+    assert "A\\x1b]0;title\\x07/o\\x1b[1m: (participants unknown)" in out.splitlines()
+    assert (
+        "      red \\x1b[31mRED\\x1b[0m\\x0d over\\x07 \\x9b2J \\u202eevil\\u2066 tab\tok"
+        in out.splitlines()
+    )
+    assert out.splitlines()[3:5] == ["      line one", "      line two"]
+
+
+def test_json_output_is_valid_json_with_nan_in_meta(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The log may hold NaN / Infinity (pydantic reads them); JSON cannot carry them."""
+    meta = note("A", upsert("m", _meta={"x": 1.5, "deep": [{"y": 2.5}]}))
+    chunk_meta = note("A", chunk("m", "\x1b[2J") | {"_meta": {"z": 3.5}})
+    lines = [
+        meta.replace("1.5", "NaN").replace("2.5", "-Infinity"),
+        chunk_meta.replace("3.5", "Infinity"),
+    ]
+    assert main(["transcript", "show", str(write_log(tmp_path, lines)), "--json"]) == 0
+    out = capsys.readouterr().out
+    message, _, _ = records(out)
+    assert message["_meta"] == {"x": "NaN", "deep": [{"y": "-Infinity"}]}
+    assert message["chunks"] == [{"_meta": {"z": "Infinity"}}]
+    assert message["text"] == "\x1b[2J"  # exact, as a JSON escape
+    assert "\x1b" not in out
 
 
 def test_bad_lines_are_reported_and_the_rest_is_read(
@@ -150,12 +289,18 @@ def test_bad_lines_are_reported_and_the_rest_is_read(
     assert captured.out.splitlines()[-1] == "3 bad line(s), 0 other message(s) skipped"
 
 
-def test_bad_lines_in_the_json_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_lines_in_the_json_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write_log(tmp_path, [note("A", chunk("o1", "x")), "nope"])
     assert main(["transcript", "show", str(path), "--json"]) == 1
     captured = capsys.readouterr()
-    document = json.loads(captured.out)
-    assert [bad["line"] for bad in document["badLines"]] == [2]
+    found = records(captured.out)
+    assert [(r["record"], r.get("line")) for r in found] == [
+        ("badLine", 2),
+        ("message", None),
+        ("link", None),
+        ("summary", None),
+    ]
+    assert found[-1]["badLines"] == 1
     assert f"{path}:2: invalid JSON" in captured.err
 
 
@@ -182,8 +327,7 @@ def test_v1_and_v2_meta_differ(tmp_path: Path, capsys: pytest.CaptureFixture[str
     metas = {}
     for version in ("v1", "v2"):
         assert main(["transcript", "show", str(path), "--json", "--version", version]) == 0
-        document = json.loads(capsys.readouterr().out)
-        metas[version] = document["transcripts"][0]["messages"][0]["_meta"]
+        metas[version] = records(capsys.readouterr().out)[0]["_meta"]
     assert metas == {"v1": {"a": None}, "v2": {"b": 2}}
 
 
@@ -205,3 +349,86 @@ def test_a_directory_is_unusable(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_group_without_command_prints_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["transcript"]) == 2
     assert "usage: acp-schema transcript" in capsys.readouterr().err
+
+
+def test_conflicts_are_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [
+        note("A", upsert("o1", **AB, recipientMessageId="i1")),
+        note("B", upsert("i1", **AB, senderMessageId="o9")),
+        note("B", upsert("i1", senderMessageId="o1")),
+    ]
+    assert main(["transcript", "show", str(write_log(tmp_path, lines)), "--json"]) == 0
+    links = {r["messageId"]: r for r in records(capsys.readouterr().out) if r["record"] == "link"}
+    assert links["i1"]["conflicts"] == [
+        {"field": "senderMessageId", "kept": "o9", "rejected": "o1"}
+    ]
+    assert links["i1"]["link"]["state"] == "pending"  # B/i1's own reference names A/o9
+    assert links["o1"]["link"]["state"] == "conflict"
+
+    assert main(["transcript", "show", str(write_log(tmp_path, lines))]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "      ! senderMessageId: kept 'o9', ignored 'o1'" in out
+    assert "  o1: To B  [unlinked, conflict: this view names B/i1, but B/i1 names A/o9]" in out
+
+
+def test_an_over_long_line_stops_the_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "MAX_LINE_BYTES", 1000)
+    path = write_log(tmp_path, [note("A", chunk("o1", "kept")), "[" + "0," * 1000 + "0]"])
+    assert main(["transcript", "show", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"acp-schema transcript show: {path}:2: line longer than 1000 bytes; reading stopped\n"
+    )
+    assert captured.out.splitlines()[:2] == ["A/o1: (participants unknown)", "      kept"]
+    assert captured.out.endswith(
+        "0 bad line(s), 0 other message(s) skipped; reading stopped early\n"
+    )
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero on this system")
+def test_dev_zero_is_refused_without_filling_memory(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli, "MAX_LINE_BYTES", 1 << 16)
+    assert main(["transcript", "show", "/dev/zero", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "acp-schema transcript show: /dev/zero:1: line longer than 65536 bytes; reading stopped\n"
+    )
+    assert records(captured.out)[-1]["stopped"] == "/dev/zero:1: line longer than 65536 bytes"
+
+
+def test_deeply_nested_lines_are_bad_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep_meta = note("A", upsert("m", _meta={"x": 0})).replace("0}", "[" * 5000 + "]" * 5000 + "}")
+    deep_other = note("A", {"sessionUpdate": "plan", "entries": [0]}).replace(
+        "[0]", "[" * 100_000 + "]" * 100_000
+    )
+    path = write_log(tmp_path, [deep_meta, deep_other, "[" * 100_000])
+    assert main(["transcript", "show", str(path)]) == 1
+    too_deep = "invalid JSON: nested more than 200 levels deep"
+    assert capsys.readouterr().err.splitlines() == [
+        f"{path}:1: {too_deep}",
+        f"{path}:2: {too_deep}",
+        f"{path}:3: {too_deep}",
+    ]
+
+
+def test_a_closed_stdout_is_left_to_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`transcript show | head`: the handler neither hides nor mangles BrokenPipeError; the
+    command line's entry point decides how a closed pipe ends."""
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    path = write_log(tmp_path, [note("A", chunk("o1", "x")), note("A", chunk("o2", "y"))])
+    args = argparse.Namespace(log=path, protocol_version="v2", json=False)
+    with pytest.raises(BrokenPipeError):
+        cli._show(args)

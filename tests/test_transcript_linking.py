@@ -6,11 +6,12 @@ the incoming view I sits in the recipient's transcript and may carry `senderMess
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from acp_schema.transcripts import Address, Link, TranscriptStore, Version
@@ -151,35 +152,62 @@ def test_a_reference_needs_its_session_id(store: TranscriptStore) -> None:
 def test_conflicting_references_stay_unlinked(store: TranscriptStore) -> None:
     store.apply(outgoing(recipientMessageId="i1"))
     store.apply(incoming(senderMessageId="o9"))
-    for view in (("A", "o1"), ("B", "i1")):
-        assert link(store, *view).state == "conflict"
-    assert "do not name each other" in link(store, "A", "o1").reason
+    # Both carry a reference and they do not name each other: A/o1 names B/i1, whose own
+    # reference names A/o9. A/o1's claim is the conflict; B/i1's reference is its own
+    # business, and still waits for A/o9.
+    assert link(store, "A", "o1") == Link(
+        "conflict", None, "this view names B/i1, but B/i1 names A/o9"
+    )
+    assert link(store, "B", "i1") == Link(
+        "pending", Address("A", "o9"), "no session message 'o9' in it yet"
+    )
     # A later, agreeing value is not applied (rule P), so the conflict does not heal.
     store.apply(incoming(senderMessageId="o1"))
-    assert link(store, "B", "i1").state == "conflict"
     assert link(store, "A", "o1").state == "conflict"
     entry = store.entry("B", "i1")
     assert entry is not None and [str(c) for c in entry.conflicts] == [
         "senderMessageId: kept 'o9', ignored 'o1'"
     ]
+    # The view B/i1 does name links with it once it is there; A/o1 stays unlinked.
+    store.apply(outgoing("o9"))
+    assert linked(store, ("B", "i1"), ("A", "o9"))
+    assert link(store, "A", "o1").state == "conflict"
 
 
-def test_a_third_view_claiming_the_same_counterpart(store: TranscriptStore) -> None:
+def test_a_third_view_claiming_a_linked_counterpart(store: TranscriptStore) -> None:
+    """The case of issue 12: A/o1 and B/i1 name each other, then C/x names B/i1 too."""
     store.apply(outgoing(recipientMessageId="i1"))
     store.apply(incoming(senderMessageId="o1"))
     assert linked(store, ("A", "o1"), ("B", "i1"))
-    # Another outgoing view, in C's transcript, names the same incoming view.
     store.apply(
-        note(
-            "C", upsert("o2", senderSessionId="C", recipientSessionId="B", recipientMessageId="i1")
-        )
+        note("C", upsert("x", senderSessionId="C", recipientSessionId="B", recipientMessageId="i1"))
     )
-    for view in (("A", "o1"), ("B", "i1"), ("C", "o2")):
-        assert link(store, *view).state == "conflict", view
-    assert link(store, "C", "o2").reason == "A/o1, C/o2 all name B/i1"
-    # Never heals, whatever comes later.
+    # A/o1 and B/i1 name each other (L3) and stay linked; C/x's claim is the conflict.
+    assert linked(store, ("A", "o1"), ("B", "i1"))
+    assert link(store, "C", "x") == Link(
+        "conflict", None, "this view names B/i1, but B/i1 names A/o1"
+    )
     store.apply(incoming(senderMessageId="o1", content=[{"type": "text", "text": "more"}]))
-    assert link(store, "A", "o1").state == "conflict"
+    assert linked(store, ("A", "o1"), ("B", "i1"))
+
+
+def test_rival_claims_wait_for_the_named_view(store: TranscriptStore) -> None:
+    """Two views name B/i1, which names neither yet: undecided until B/i1 says which."""
+    store.apply(
+        note("C", upsert("x", senderSessionId="C", recipientSessionId="B", recipientMessageId="i1"))
+    )
+    store.apply(note("B", upsert("i1", recipientSessionId="B")))  # sender not known yet
+    assert linked(store, ("C", "x"), ("B", "i1"))  # one reference is enough (L4)
+    store.apply(outgoing(recipientMessageId="i1"))
+    contest = "A/o1, C/x all name B/i1, which names none of them (yet)"
+    assert link(store, "A", "o1") == Link("conflict", None, contest)
+    assert link(store, "C", "x") == Link("conflict", None, contest)
+    assert link(store, "B", "i1") == Link(
+        "conflict", None, "A/o1, C/x all name this view, which names none of them (yet)"
+    )
+    store.apply(incoming(senderMessageId="o1"))
+    assert linked(store, ("A", "o1"), ("B", "i1"))
+    assert link(store, "C", "x").state == "conflict"
 
 
 def test_two_incoming_views_claiming_one_outgoing_view(store: TranscriptStore) -> None:
@@ -187,19 +215,44 @@ def test_two_incoming_views_claiming_one_outgoing_view(store: TranscriptStore) -
     store.apply(incoming("i1", senderMessageId="o1"))
     assert linked(store, ("A", "o1"), ("B", "i1"))
     store.apply(incoming("i2", senderMessageId="o1"))
-    assert link(store, "A", "o1") == Link("conflict", None, "B/i1, B/i2 all name this view")
+    assert link(store, "A", "o1") == Link(
+        "conflict", None, "B/i1, B/i2 all name this view, which names none of them (yet)"
+    )
     assert link(store, "B", "i1").state == "conflict"
     assert link(store, "B", "i2").state == "conflict"
+    store.apply(outgoing(recipientMessageId="i2"))  # A/o1 settles it
+    assert linked(store, ("A", "o1"), ("B", "i2"))
+    assert link(store, "B", "i1") == Link(
+        "conflict", None, "this view names A/o1, but A/o1 names B/i2"
+    )
 
 
-def test_a_view_found_by_reference_that_is_named_by_another(store: TranscriptStore) -> None:
-    """I names O, but O's own reference names another incoming view."""
+def test_a_view_found_by_reference_that_names_another(store: TranscriptStore) -> None:
+    """B/i1 names A/o1, but A/o1's own reference names B/i2, which names nothing."""
     store.apply(outgoing(recipientMessageId="i2"))
     store.apply(incoming("i1", senderMessageId="o1"))
     store.apply(incoming("i2"))
-    assert link(store, "A", "o1").state == "conflict"
+    assert linked(store, ("A", "o1"), ("B", "i2"))
     assert link(store, "B", "i1").state == "conflict"
-    assert link(store, "B", "i2").state == "conflict"
+
+
+def test_a_participant_contradicting_a_linked_pair_is_noted(store: TranscriptStore) -> None:
+    store.apply(outgoing(recipientMessageId="i1"))
+    store.apply(incoming(senderMessageId="o1"))
+    # B/i1 now says the message went to C, although it sits in B's transcript.
+    store.apply(note("B", upsert("i1", recipientSessionId="C")))  # conflict by rule P
+    store.apply(note("A", upsert("o2", senderSessionId="Z", recipientSessionId="B")))
+    assert linked(store, ("A", "o1"), ("B", "i1"))
+    store.apply(note("C", upsert("i3", senderSessionId="A", senderMessageId="o3")))
+    store.apply(note("A", upsert("o3", recipientSessionId="C", recipientMessageId="i3")))
+    store.apply(note("C", upsert("i3", recipientSessionId="D")))
+    result = link(store, "A", "o3")
+    assert result.state == "linked"
+    assert result.reason == (
+        "C/i3: senderMessageId belongs on the incoming view, but this view's recipient is "
+        "'D', not this transcript"
+    )
+    assert str(result).startswith("linked with C/i3 (despite C/i3: senderMessageId belongs")
 
 
 def test_equal_message_ids_never_link(store: TranscriptStore) -> None:
@@ -220,8 +273,13 @@ def test_views_that_disagree_on_participants(store: TranscriptStore) -> None:
 def test_a_view_with_both_references_is_a_conflict(store: TranscriptStore) -> None:
     store.apply(outgoing(recipientMessageId="i1", senderMessageId="x"))
     store.apply(incoming())
-    assert link(store, "A", "o1").state == "conflict"
-    assert link(store, "B", "i1").state == "conflict"
+    assert link(store, "A", "o1") == Link(
+        "conflict", None, "the view carries both senderMessageId and recipientMessageId"
+    )
+    # B/i1 carries no reference; the one naming it is unfit, and the conflict is A/o1's.
+    assert link(store, "B", "i1") == Link(
+        "none", None, "A/o1: the view carries both senderMessageId and recipientMessageId"
+    )
 
 
 def test_a_reference_of_the_wrong_view_is_a_conflict(store: TranscriptStore) -> None:
@@ -365,18 +423,173 @@ def test_final_state_does_not_depend_on_interleaving(
     assert final_state(store) == final_state(reference)
 
 
+# --- pairwise linking: every arrival order, checked after every step -------------------
+
+PAIR_SESSIONS = ("A", "B", "C")
+PAIR_IDS = ("m1", "m2", "m3")
+Facts = dict[str, str]  # wire name -> the one concrete value a view ever carries
+
+
+@st.composite
+def view_facts(draw: st.DrawFn) -> dict[tuple[str, str], Facts]:
+    """Views with fixed identity facts: pairs of one message (which may lose facts or get
+    a wrong reference) and strays whose references name whatever they like."""
+    sessions, ids = st.sampled_from(PAIR_SESSIONS), st.sampled_from(PAIR_IDS)
+    views: dict[tuple[str, str], Facts] = {}
+    for _ in range(draw(st.integers(1, 3))):
+        sender, recipient = draw(sessions), draw(sessions)
+        out_id, in_id = draw(ids), draw(ids)
+        pair = {
+            (sender, out_id): {"recipientMessageId": in_id},
+            (recipient, in_id): {"senderMessageId": out_id},
+        }
+        for address, facts in pair.items():
+            if address in views:
+                continue
+            facts |= {"senderSessionId": sender, "recipientSessionId": recipient}
+            for field in list(facts):
+                if draw(st.integers(0, 5)) == 0:  # never sent
+                    del facts[field]
+            if draw(st.integers(0, 7)) == 0:  # a reference that names something else
+                facts[draw(st.sampled_from(sorted(facts) or ["x"]))] = draw(ids)
+            views[address] = facts
+    for _ in range(draw(st.integers(0, 3))):
+        address = (draw(sessions), draw(ids))
+        fields = st.sampled_from(
+            ["senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId"]
+        )
+        facts = {}
+        for field in draw(st.lists(fields, max_size=3, unique=True)):
+            facts[field] = draw(sessions if field.endswith("SessionId") else ids)
+        views.setdefault(address, facts)
+    return views
+
+
+@st.composite
+def updates_of(draw: st.DrawFn, address: tuple[str, str], facts: Facts) -> list[bytes]:
+    """One view's facts spread over several updates: up front, late in metadata-only
+    upserts, repeated, or padded with null and malformed values that supply nothing;
+    chunks in between (with stray identity keys, which must be ignored)."""
+    session_id, message_id = address
+    upserts: list[dict[str, Any]] = [upsert(message_id) for _ in range(draw(st.integers(1, 3)))]
+    for field, value in facts.items():
+        for n in draw(st.lists(st.integers(0, len(upserts) - 1), min_size=1, max_size=2)):
+            upserts[n][field] = value
+    for one in upserts:
+        for field in ("senderSessionId", "recipientSessionId", "senderMessageId"):
+            if field not in one and draw(st.integers(0, 5)) == 0:
+                one[field] = draw(st.sampled_from([None, 7, ["x"]]))
+        if draw(st.booleans()):
+            one["content"] = [{"type": "text", "text": draw(texts)}]
+    chunks = []
+    for _ in range(draw(st.integers(0, 2))):
+        piece = chunk(message_id, draw(texts))
+        if draw(st.booleans()):
+            piece["senderMessageId"] = draw(st.sampled_from(PAIR_IDS))
+        chunks.append(piece)
+    return [note(session_id, update) for update in upserts + chunks]
+
+
+@st.composite
+def arrivals(draw: st.DrawFn) -> tuple[list[bytes], list[bytes]]:
+    """Every update of every view in view order, and the same updates in any order."""
+    views = draw(view_facts())
+    updates = [u for address, facts in views.items() for u in draw(updates_of(address, facts))]
+    return updates, draw(st.permutations(updates))
+
+
+def _reference(entry: Any) -> tuple[str, str] | None:
+    """The address an entry's one reference names, once complete (rules L1, L2)."""
+    if entry.recipient_message_id is not None and entry.sender_message_id is not None:
+        return None
+    if entry.recipient_message_id is not None and entry.recipient_session_id is not None:
+        return (entry.recipient_session_id, entry.recipient_message_id)
+    if entry.sender_message_id is not None and entry.sender_session_id is not None:
+        return (entry.sender_session_id, entry.sender_message_id)
+    return None
+
+
+def _name_each_other(one: Any, other: Any) -> bool:
+    """An outgoing and an incoming view whose references name each other."""
+    return (
+        _reference(one) == (other.session_id, other.message_id)
+        and _reference(other) == (one.session_id, one.message_id)
+        and (one.recipient_message_id is None) != (other.recipient_message_id is None)
+    )
+
+
+def _unlinked_for_good(store: TranscriptStore, entry: Any) -> bool:
+    """Rule L3's other half: the view names a view whose own reference is not this one's
+    counterpart (or it carries both references, or names itself)."""
+    if entry.recipient_message_id is not None and entry.sender_message_id is not None:
+        return True
+    named = _reference(entry)
+    if named is None:
+        return False
+    if named == (entry.session_id, entry.message_id):
+        return True
+    other = store.entry(*named)
+    if other is None:
+        return False
+    both = other.recipient_message_id is not None and other.sender_message_id is not None
+    return both or (_reference(other) is not None and not _name_each_other(entry, other))
+
+
+def check_rule_l3(store: TranscriptStore) -> None:
+    for entry in store:
+        key = (entry.session_id, entry.message_id)
+        named = _reference(entry)
+        other = None if named is None else store.entry(*named)
+        if other is not None and _name_each_other(entry, other):
+            assert link(store, *key).state == "linked", key
+            assert link(store, *key).counterpart == named, key
+        elif _unlinked_for_good(store, entry):
+            assert link(store, *key).state == "conflict", key
+
+
+def link_states(store: TranscriptStore) -> dict[tuple[str, str], Link | None]:
+    return {(e.session_id, e.message_id): store.link(e.session_id, e.message_id) for e in store}
+
+
 @pytest.mark.parametrize("version", VERSIONS)
-@settings(max_examples=150, deadline=None)
-@given(orders=interleavings())
-def test_a_conflict_never_heals(version: Version, orders: tuple[list[bytes], list[bytes]]) -> None:
-    _, mixed = orders
+@settings(max_examples=200, deadline=None)
+@given(orders=arrivals())
+def test_pairwise_linking_in_every_arrival_order(
+    version: Version, orders: tuple[list[bytes], list[bytes]]
+) -> None:
+    """Views that name each other are linked from the update that completes the second
+    reference on, whatever comes after; a view naming a view whose reference names
+    another stays unlinked; and the final state is the same for every arrival order."""
+    in_order, shuffled = orders
+    reference = TranscriptStore(version)
+    for update in in_order:
+        reference.apply(update)
     store = TranscriptStore(version)
-    conflicted: set[tuple[str, str]] = set()
-    for update in mixed:
+    for update in shuffled:
         store.apply(update)
-        for entry in store:
-            key = (entry.session_id, entry.message_id)
-            state = link(store, *key).state
-            assert key not in conflicted or state == "conflict", key
-            if state == "conflict":
-                conflicted.add(key)
+        check_rule_l3(store)
+    final = link_states(store)
+    assert final == link_states(reference)
+    for state in {found.state for found in final.values() if found is not None}:
+        event(f"some view {state}")
+
+
+def test_the_issue_case_in_every_arrival_order() -> None:
+    """A/o1 and B/i1 name each other, C/x names B/i1 too; facts arrive in every order."""
+    updates = [
+        note("A", upsert("o1", senderSessionId="A", recipientSessionId="B")),
+        note("A", upsert("o1", recipientMessageId="i1")),
+        note("B", chunk("i1", "hi")),
+        note("B", upsert("i1", senderSessionId="A", senderMessageId="o1")),
+        note("C", upsert("x", senderSessionId="C", recipientSessionId="B")),
+        note("C", upsert("x", recipientMessageId="i1")),
+    ]
+    for order in itertools.permutations(updates):
+        store = TranscriptStore("v2")
+        for update in order:
+            store.apply(update)
+            check_rule_l3(store)
+        assert linked(store, ("A", "o1"), ("B", "i1"))
+        assert link(store, "C", "x") == Link(
+            "conflict", None, "this view names B/i1, but B/i1 names A/o1"
+        )

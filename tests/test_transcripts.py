@@ -470,3 +470,104 @@ def test_a_model_of_the_other_version_is_refused() -> None:
 def test_unknown_version_is_refused() -> None:
     with pytest.raises(ValueError, match="'v3'"):
         TranscriptStore("v3")  # type: ignore[arg-type]
+
+
+# --- hostile nesting ---------------------------------------------------------------------
+
+
+def nested(depth: int) -> Any:
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("depth", [300, 5_000, 100_000])
+def test_deep_nesting_is_a_decode_error_never_a_recursion_error(
+    store: TranscriptStore, depth: int
+) -> None:
+    line = json.dumps(note("A", upsert("m", _meta={"x": 0}))).replace(
+        '"x": 0', '"x": ' + "[" * depth + "]" * depth
+    )
+    for form in (line, line.encode()):
+        with pytest.raises(UpdateDecodeError, match="nested more than 200 levels deep"):
+            store.apply(form)
+        with pytest.raises(UpdateDecodeError, match="nested more than 200 levels deep"):
+            store.apply_skimming(form)
+    assert len(store) == 0
+
+
+def test_nesting_within_the_limit_is_kept(store: TranscriptStore) -> None:
+    # The message itself takes 5 levels (message, params, update, _meta, its key's list).
+    depth = 200 - 5
+    line = json.dumps(note("A", upsert("m", _meta={"x": nested(depth)})))
+    entry = store.apply(line)
+    assert entry is not None and entry.meta == {"x": nested(depth)}
+
+
+def test_a_dict_nested_deeper_than_python_can_walk(store: TranscriptStore) -> None:
+    """A Python caller's own dict: whatever pydantic does with it, no RecursionError."""
+    message = note("A", upsert("m", content=[{"type": "text", "text": "x"}]))
+    message["params"]["update"]["content"][0]["annotations"] = {"audience": nested(100_000)}
+    entry = store.apply(message)  # the bad annotations are dropped (they decode leniently)
+    assert entry is not None and texts(store, "A", "m") == ["x"]
+
+
+# --- skimming other update kinds (what `transcript show` reads logs with) ----------------
+
+
+def test_skimming_applies_session_messages_like_apply(store: TranscriptStore) -> None:
+    line = json.dumps(note("A", upsert("m", senderSessionId="A", content=text("hi"))))
+    entry = store.apply_skimming(line.encode())
+    assert entry is not None and texts(store, "A", "m") == ["hi"]
+    # A tag written with JSON escapes is not found by the byte search, and still applied.
+    escaped = json.dumps(note("A", chunk("m", "!"))).replace(
+        "session_message", "session\\u005fmessage"
+    )
+    assert store.apply_skimming(escaped) is entry
+    assert texts(store, "A", "m") == ["hi", "!"]
+
+
+def test_skimming_does_not_decode_other_update_kinds(
+    store: TranscriptStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_full_decode(*args: object) -> None:
+        raise AssertionError("decoded in full")
+
+    monkeypatch.setattr(store, "apply", no_full_decode)
+    # A known kind with a body the bindings would refuse: not validated, just skipped.
+    agent = {"sessionUpdate": "agent_message_chunk", "content": 5}
+    assert store.apply_skimming(json.dumps(note("B", agent))) is None
+    assert store.is_loaded("B")
+    with pytest.raises(NotSessionUpdateError):
+        store.apply_skimming(b'{"jsonrpc": "2.0", "id": 1, "result": {}}')
+    with pytest.raises(NotSessionUpdateError):
+        store.apply_skimming(b'{"jsonrpc": "2.0", "method": "fs/read", "params": {}}')
+    assert len(store) == 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{not json",
+        json.dumps({**note("A", {"sessionUpdate": "plan"}), "jsonrpc": "1.0"}),
+        json.dumps({**note("A", {"sessionUpdate": "plan"}), "id": 3}),
+        json.dumps(note("A", {"sessionUpdate": 7})),
+        json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": 1}}),
+    ],
+)
+def test_skimming_reports_what_apply_reports(store: TranscriptStore, line: str) -> None:
+    with pytest.raises(UpdateDecodeError) as skimmed:
+        store.apply_skimming(line)
+    with pytest.raises(UpdateDecodeError) as applied:
+        store.apply(line)
+    assert str(skimmed.value) == str(applied.value)
+    assert not store.is_loaded("A")
+
+
+def test_skimming_v1_still_refuses_unknown_update_kinds() -> None:
+    """v1's update union is closed: an unknown kind is an error there, skimmed or not."""
+    line = json.dumps(note("A", {"sessionUpdate": "_vendor_thing"}))
+    with pytest.raises(UpdateDecodeError, match="does not decode"):
+        TranscriptStore("v1").apply_skimming(line)
+    assert TranscriptStore("v2").apply_skimming(line) is None

@@ -1,25 +1,33 @@
-"""``acp-schema transcript show``: the session messages of a recorded ACP log, per transcript.
+"""``acp-schema transcript show``: the session messages of a recorded ACP log, as it is read.
 
-The log holds one JSON-RPC message per line, as an Agent sent them. Every `session/update`
-goes through `acp_schema.transcripts.TranscriptStore`; other messages are skipped; a line
-that does not decode is reported on stderr with its number and does not stop the rest.
+The log holds one JSON-RPC message per line, as an Agent sent them. It is read line by line
+(never whole) and every `session/update` goes to `acp_schema.transcripts.TranscriptStore`
+(`apply_skimming`: other update kinds are recognised by their tag, not decoded). Output
+streams: a session message is printed once its transcript moves on to another session
+message, and what only the whole log can tell (links, conflicts, messages changed after they
+were printed) follows at the end. docs/session-messages.md describes both output forms.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, usage_handler
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
 
-    from .store import MessageEntry, TranscriptStore, Version
+    from .store import Link, MessageEntry, TranscriptStore
+
+# Longest line read: a longer one (or a "file" without line breaks, like /dev/zero) stops
+# the reading with one message instead of filling memory.
+MAX_LINE_BYTES = 64 * 1024 * 1024
 
 
 def register(commands: Subparsers) -> None:
@@ -33,10 +41,10 @@ def register(commands: Subparsers) -> None:
         "show",
         help="print the session messages of a JSON-RPC log and how their views link",
         description="Read a log of JSON-RPC messages (one per line, as an Agent sent them), "
-        "apply every session/update, and print each transcript's session messages with "
-        "their participants, content and link state. Lines that do not decode are reported "
-        "on stderr with their number. Exit 0 if every line was fine, 1 if some were bad, "
-        "2 if the log cannot be read.",
+        "apply every session/update, and print the session messages as the log goes on, "
+        "then how their views link. Lines that do not decode are reported on stderr with "
+        "their number. Exit 0 if every line was fine, 1 if some were bad, 2 if the log "
+        "cannot be read (or reading had to stop early).",
     )
     show.add_argument("log", type=Path, metavar="LOG.jsonl", help="the recorded log")
     show.add_argument(
@@ -46,54 +54,238 @@ def register(commands: Subparsers) -> None:
         default="v2",
         help="ACP protocol version of the log (default: v2)",
     )
-    show.add_argument("--json", action="store_true", help="print a machine-readable document")
+    show.add_argument("--json", action="store_true", help="print JSON Lines, one record per line")
     show.set_defaults(func=_show)
 
 
-@dataclass
-class LoadedLog:
-    """A log applied to a store: what was kept, skipped and refused."""
-
-    store: TranscriptStore
-    bad_lines: list[tuple[int, str]] = field(default_factory=list)
-    skipped: int = 0  # well-formed JSON-RPC messages other than session/update
-
-
-def load_log(path: Path, version: Version) -> LoadedLog:
-    """Apply every line of the log; raises OSError if the file cannot be read."""
+def _show(args: argparse.Namespace) -> int:
     from .store import NotSessionUpdateError, TranscriptStore, UpdateDecodeError
 
-    loaded = LoadedLog(TranscriptStore(version))
-    with path.open("rb") as log:
-        for number, line in enumerate(log, start=1):
-            if not line.strip():
-                continue
-            try:
-                loaded.store.apply(line)
-            except NotSessionUpdateError:
-                loaded.skipped += 1
-            except UpdateDecodeError as error:
-                loaded.bad_lines.append((number, str(error)))
-    return loaded
-
-
-def _show(args: argparse.Namespace) -> int:
     path: Path = args.log
     try:
-        loaded = load_log(path, args.protocol_version)
+        log = path.open("rb")
     except OSError as error:
-        print(f"acp-schema transcript show: cannot read {path}: {error.strerror}", file=sys.stderr)
+        return _unreadable(path, error)
+    store = TranscriptStore(args.protocol_version)
+    output: Output = JsonLines(sys.stdout) if args.json else Text(sys.stdout)
+    progress = Progress(output)
+    bad = skipped = 0
+    stopped: str | None = None
+    number = 0
+    with log:
+        while True:
+            try:  # only the reading: a closed stdout must reach the caller as it is
+                line = log.readline(MAX_LINE_BYTES + 1)
+            except OSError as error:
+                stopped = f"cannot read {path}: {error.strerror or error}"
+                break
+            if not line:
+                break
+            number += 1
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                stopped = f"{path}:{number}: line longer than {MAX_LINE_BYTES} bytes"
+                break
+            if line.isspace():
+                continue
+            try:
+                entry = store.apply_skimming(line)
+            except NotSessionUpdateError:
+                skipped += 1
+                continue
+            except UpdateDecodeError as error:
+                bad += 1
+                print(f"{path}:{number}: {error}", file=sys.stderr)
+                output.bad_line(number, str(error))
+                continue
+            if entry is not None:
+                progress.touched(entry)
+    progress.finish()
+    output.links(store)
+    if stopped is not None:
+        print(f"acp-schema transcript show: {stopped}; reading stopped", file=sys.stderr)
+    output.summary(store, bad, skipped, stopped)
+    if stopped is not None:
         return EXIT_UNUSABLE
-    for number, problem in loaded.bad_lines:
-        print(f"{path}:{number}: {problem}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(document(loaded), indent=2, ensure_ascii=False))
-    else:
-        print(render_text(loaded), end="")
-    return EXIT_PROBLEMS if loaded.bad_lines else EXIT_OK
+    return EXIT_PROBLEMS if bad else EXIT_OK
+
+
+def _unreadable(path: Path, error: OSError) -> int:
+    print(f"acp-schema transcript show: cannot read {path}: {error.strerror}", file=sys.stderr)
+    return EXIT_UNUSABLE
+
+
+class Progress:
+    """When to print a session message: once its transcript moves on, or at the end.
+
+    A transcript has at most one open message: the one its latest session-message update
+    was for. When an update for another message of that transcript arrives, the open one
+    is printed. A message that changes after it was printed is printed once more at the
+    end, marked as updated; so every message is printed at most twice.
+    """
+
+    def __init__(self, output: Output) -> None:
+        self.output = output
+        self.open: dict[str, MessageEntry] = {}
+        self.printed: set[tuple[str, str]] = set()
+        self.changed: dict[tuple[str, str], MessageEntry] = {}
+
+    def touched(self, entry: MessageEntry) -> None:
+        key = (entry.session_id, entry.message_id)
+        if key in self.printed:
+            self.changed[key] = entry
+            return
+        current = self.open.get(entry.session_id)
+        if current is not entry:
+            if current is not None:
+                self._print(current)
+            self.open[entry.session_id] = entry
+
+    def _print(self, entry: MessageEntry) -> None:
+        self.printed.add((entry.session_id, entry.message_id))
+        self.output.message(entry, updated=False)
+
+    def finish(self) -> None:
+        for entry in self.open.values():
+            self._print(entry)
+        self.open.clear()
+        for entry in self.changed.values():
+            self.output.message(entry, updated=True)
+
+
+# --- the two output forms -----------------------------------------------------------------
+
+
+class Output:
+    """Where records go; `Text` and `JsonLines` say how."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def message(self, entry: MessageEntry, *, updated: bool) -> None:
+        raise NotImplementedError
+
+    def bad_line(self, number: int, problem: str) -> None:
+        """Text output reports bad lines on stderr only."""
+
+    def links(self, store: TranscriptStore) -> None:
+        raise NotImplementedError
+
+    def summary(self, store: TranscriptStore, bad: int, skipped: int, stopped: str | None) -> None:
+        raise NotImplementedError
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+
+
+class Text(Output):
+    """Lines for people, every string escaped so that no control character reaches a terminal."""
+
+    def message(self, entry: MessageEntry, *, updated: bool) -> None:
+        mark = "  (changed after it was shown)" if updated else ""
+        head = f"{entry.session_id}/{entry.message_id}: {participants(entry)}{mark}"
+        text = content_text(entry.content)
+        body = text.split("\n") if text else ["(no content)"]
+        lines = [printable(head), *(f"      {printable(line)}" for line in body)]
+        self._write("\n".join(lines) + "\n")
+        self.stream.flush()  # a record is whole: show it now, not when a buffer fills
+
+    def links(self, store: TranscriptStore) -> None:
+        lines: list[str] = []
+        for session_id in store.transcripts():
+            entries = store.entries(session_id)
+            count = f"{len(entries)} session message{'s' if len(entries) != 1 else ''}"
+            lines.append(f"Transcript {session_id} ({count})")
+            for entry in entries:
+                link = store.link(session_id, entry.message_id)
+                lines.append(f"  {entry.message_id}: {participants(entry)}  [{link}]")
+                lines.extend(f"      ! {conflict}" for conflict in entry.conflicts)
+        if lines:
+            self._write("Links, after the whole log:\n")
+        self._write("".join(f"{printable(line)}\n" for line in lines))
+
+    def summary(self, store: TranscriptStore, bad: int, skipped: int, stopped: str | None) -> None:
+        if not len(store):
+            self._write("No session messages.\n")
+        end = "; reading stopped early" if stopped else ""
+        self._write(f"{bad} bad line(s), {skipped} other message(s) skipped{end}\n")
+
+
+class JsonLines(Output):
+    """One JSON object per line, each with a `record` kind; always valid JSON."""
+
+    def message(self, entry: MessageEntry, *, updated: bool) -> None:
+        record = {"record": "message", "updated": updated, **message_fields(entry)}
+        self._write(dumps(record) + "\n")
+        self.stream.flush()
+
+    def bad_line(self, number: int, problem: str) -> None:
+        self._write(dumps({"record": "badLine", "line": number, "problem": problem}) + "\n")
+
+    def links(self, store: TranscriptStore) -> None:
+        for entry in store:
+            link = store.link(entry.session_id, entry.message_id)
+            assert link is not None  # the entry was just listed
+            record = {
+                "record": "link",
+                "sessionId": entry.session_id,
+                "messageId": entry.message_id,
+                "direction": entry.direction,
+                "link": link_fields(link),
+                "conflicts": [
+                    {"field": c.field, "kept": c.kept, "rejected": c.rejected}
+                    for c in entry.conflicts
+                ],
+            }
+            self._write(dumps(record) + "\n")
+
+    def summary(self, store: TranscriptStore, bad: int, skipped: int, stopped: str | None) -> None:
+        record = {
+            "record": "summary",
+            "version": store.version,
+            "messages": len(store),
+            "transcripts": len(store.transcripts()),
+            "badLines": bad,
+            "skipped": skipped,
+            "stopped": stopped,
+        }
+        self._write(dumps(record) + "\n")
 
 
 # --- presentation ------------------------------------------------------------------------
+
+# C0 and C1 controls but tab and line feed (a line feed splits lines before escaping; one
+# left in an ID is escaped too), plus the invisible marks that reorder text on screen.
+_UNPRINTABLE = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
+)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """`text` with control characters written as `\\x1b` / `\\u202e` escapes."""
+    return text if _UNPRINTABLE.search(text) is None else _UNPRINTABLE.sub(_escape, text)
+
+
+def dumps(value: Any) -> str:
+    """JSON text, never NaN or Infinity: a non-finite number is written as a string."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(value), allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value).replace("inf", "Infinity").replace("nan", "NaN")
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def block_text(block: Any) -> str:
@@ -136,64 +328,28 @@ def participants(entry: MessageEntry) -> str:
     return "(participants unknown)"
 
 
-def render_text(loaded: LoadedLog) -> str:
-    store = loaded.store
-    lines: list[str] = []
-    for session_id in store.transcripts():
-        entries = store.entries(session_id)
-        count = f"{len(entries)} session message{'s' if len(entries) != 1 else ''}"
-        lines.append(f"Transcript {session_id} ({count})")
-        for entry in entries:
-            link = store.link(session_id, entry.message_id)
-            lines.append(f"  {entry.message_id}: {participants(entry)}  [{link}]")
-            text = content_text(entry.content)
-            lines.extend(f"      {line}" for line in (text.splitlines() or ["(no content)"]))
-            lines.extend(f"      ! {conflict}" for conflict in entry.conflicts)
-    if not lines:
-        lines.append("No session messages.")
-    summary = f"{len(loaded.bad_lines)} bad line(s), {loaded.skipped} other message(s) skipped"
-    lines.append(summary)
-    return "\n".join(lines) + "\n"
-
-
-def document(loaded: LoadedLog) -> dict[str, Any]:
-    """The JSON form: every transcript, entry, link, and the bad lines."""
-    store = loaded.store
-    transcripts = []
-    for session_id in store.transcripts():
-        messages = []
-        for entry in store.entries(session_id):
-            link = store.link(session_id, entry.message_id)
-            assert link is not None  # the entry was just listed
-            counterpart = link.counterpart
-            messages.append(
-                {
-                    "messageId": entry.message_id,
-                    "direction": entry.direction,
-                    "senderSessionId": entry.sender_session_id,
-                    "recipientSessionId": entry.recipient_session_id,
-                    "senderMessageId": entry.sender_message_id,
-                    "recipientMessageId": entry.recipient_message_id,
-                    "text": content_text(entry.content),
-                    "content": [block.model_dump(mode="json") for block in entry.content],
-                    "_meta": entry.meta,
-                    "chunks": [{"_meta": chunk.meta} for chunk in entry.chunks],
-                    "conflicts": [
-                        {"field": c.field, "kept": c.kept, "rejected": c.rejected}
-                        for c in entry.conflicts
-                    ],
-                    "link": {
-                        "state": link.state,
-                        "sessionId": counterpart.session_id if counterpart else None,
-                        "messageId": counterpart.message_id if counterpart else None,
-                        "reason": link.reason,
-                    },
-                }
-            )
-        transcripts.append({"sessionId": session_id, "messages": messages})
+def message_fields(entry: MessageEntry) -> dict[str, Any]:
+    """A message as it stands: identity, text, content in wire form, `_meta`s."""
     return {
-        "version": store.version,
-        "transcripts": transcripts,
-        "badLines": [{"line": n, "problem": p} for n, p in loaded.bad_lines],
-        "skipped": loaded.skipped,
+        "sessionId": entry.session_id,
+        "messageId": entry.message_id,
+        "direction": entry.direction,
+        "senderSessionId": entry.sender_session_id,
+        "recipientSessionId": entry.recipient_session_id,
+        "senderMessageId": entry.sender_message_id,
+        "recipientMessageId": entry.recipient_message_id,
+        "text": content_text(entry.content),
+        "content": [block.model_dump(mode="json") for block in entry.content],
+        "_meta": entry.meta,
+        "chunks": [{"_meta": chunk.meta} for chunk in entry.chunks],
+    }
+
+
+def link_fields(link: Link) -> dict[str, Any]:
+    counterpart = link.counterpart
+    return {
+        "state": link.state,
+        "sessionId": counterpart.session_id if counterpart else None,
+        "messageId": counterpart.message_id if counterpart else None,
+        "reason": link.reason,
     }

@@ -6,11 +6,13 @@ per (`params.sessionId`, `messageId`) of `session_message` / `session_message_ch
 other update kind is ignored. `TranscriptStore.link` says whether an entry's two views
 (outgoing in the sender's transcript, incoming in the recipient's) found each other.
 
-Linking is a pure function of what the entries know, answered from two indexes that apply
-keeps up to date (entries by address, and the addresses references name). What an entry
-knows only grows (a participant ID or reference, once known, never changes), so a conflict,
-once seen, stays, and the final state does not depend on how the updates of different
-entries interleave.
+Linking is decided pair by pair (docs/session-messages.md, "Links are decided pair by
+pair"): two views whose references name each other are linked for good, whatever a third
+view claims; a view whose reference names a view whose own reference names another stays
+unlinked. It is a pure function of what the entries know, answered from two indexes that
+apply keeps up to date (entries by address, and the addresses references name). What an
+entry knows only grows (a participant ID or reference, once known, never changes), so the
+final state does not depend on how the updates of different entries interleave.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, TypeVar, cast
 
 from pydantic import MISSING, BaseModel, ValidationError
+from pydantic_core import from_json
+
+from acp_schema._runtime import TagDispatch
 
 if TYPE_CHECKING:
     from acp_schema import v1, v2
@@ -50,6 +55,11 @@ LinkState = Literal["linked", "pending", "conflict", "none"]
 
 METHOD = "session/update"
 NOT_A_REQUEST = f"{METHOD} is a notification, but this message has an `id`"
+# Deepest JSON nesting a line may have, counting the message's own levels: the limit of
+# pydantic's JSON parser, applied to every line so that no input reaches Python's.
+MAX_JSON_DEPTH = 200
+TOO_DEEP = f"invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep"
+_OUR_KINDS = ("session_message", "session_message_chunk")
 
 
 # --- errors ------------------------------------------------------------------------------
@@ -111,9 +121,12 @@ class Conflict:
 class Link:
     """How an entry stands towards its counterpart view (rule L).
 
-    - `linked`: `counterpart` is the address of the other view, which the store holds.
+    - `linked`: `counterpart` is the address of the other view, which the store holds;
+      `reason` is empty, or notes a participant ID that contradicts where a view sits
+      (the two references name each other, which settles the link nonetheless).
     - `pending`: a reference gives the counterpart's address, but no entry is there (yet).
-    - `conflict`: the views cannot be linked, and never will be; `reason` says why.
+    - `conflict`: this view cannot be linked by its reference, or not yet (rival claims
+      on a view without a reference of its own); `reason` says why.
     - `none`: no usable reference yet; `reason` says what is missing, if anything.
     """
 
@@ -123,7 +136,8 @@ class Link:
 
     def __str__(self) -> str:
         if self.state == "linked":
-            return f"linked with {self.counterpart}"
+            note = f" (despite {self.reason})" if self.reason else ""
+            return f"linked with {self.counterpart}{note}"
         if self.state == "pending":
             return f"pending: {self.counterpart} ({self.reason})"
         if self.state == "conflict":
@@ -132,6 +146,10 @@ class Link:
 
 
 _NO_REFERENCE = Link("none")
+# Both session-message tags contain it; any other update without it is not ours (unless
+# its tag is written with JSON escapes, which the skimming reader checks for after parsing).
+_TAG_TEXT = "session_message"
+_TAG_BYTES = _TAG_TEXT.encode()
 
 # Entry attribute -> wire name, for participant IDs and references (rule P).
 IDENTITY_FIELDS: tuple[tuple[str, str], ...] = (
@@ -282,6 +300,7 @@ class _Codec:
         self.message_type: type[BaseModel] = module.SessionMessage
         self.chunk_type: type[BaseModel] = module.SessionMessageChunk
         self.envelope: type[_Envelope[Any]] = _Envelope[self.params_type]  # type: ignore[name-defined]
+        self.closed_kinds = _closed_update_kinds(self.params_type)
 
     def decode(self, message: str | bytes | bytearray | dict[str, Any]) -> Any:
         """The notification params of a raw JSON-RPC message, or a `TranscriptError`."""
@@ -293,6 +312,8 @@ class _Codec:
         except ValidationError as error:
             problem = self.explain(message, error)
             raise problem from problem.__cause__
+        except RecursionError:  # a dict nested deeper than Python can walk
+            raise UpdateDecodeError(TOO_DEEP) from None
         if "id" in envelope.__pydantic_fields_set__:
             raise UpdateDecodeError(NOT_A_REQUEST)
         return envelope.params
@@ -304,18 +325,17 @@ class _Codec:
         if isinstance(message, dict):
             data: Any = message
         else:
+            if any(p["type"] == "json_invalid" and "recursion" in p["msg"] for p in error.errors()):
+                return UpdateDecodeError(TOO_DEEP)
             try:
                 data = json.loads(message)
             except ValueError as bad_json:  # JSONDecodeError or UnicodeDecodeError
                 problem = UpdateDecodeError(f"invalid JSON: {bad_json}")
                 problem.__cause__ = bad_json
                 return problem
-        if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
-            return UpdateDecodeError("not a JSON-RPC 2.0 message object")
-        if "method" not in data:
-            return NotSessionUpdateError("a JSON-RPC response, not a notification")
-        if data["method"] != METHOD:
-            return NotSessionUpdateError(f"method {data['method']!r}, not {METHOD!r}")
+        not_ours = envelope_problem(data)
+        if not_ours is not None:
+            return not_ours
         if "params" not in data:
             return UpdateDecodeError(f"{METHOD} without params")
         try:
@@ -325,6 +345,26 @@ class _Codec:
         decode_error = UpdateDecodeError(f"{METHOD} does not decode: {_summary(error)}")
         decode_error.__cause__ = error
         return decode_error
+
+
+def envelope_problem(data: Any) -> TranscriptError | None:
+    """Why decoded JSON is not a `session/update` notification at all, if it is not."""
+    if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
+        return UpdateDecodeError("not a JSON-RPC 2.0 message object")
+    if "method" not in data:
+        return NotSessionUpdateError("a JSON-RPC response, not a notification")
+    if data["method"] != METHOD:
+        return NotSessionUpdateError(f"method {data['method']!r}, not {METHOD!r}")
+    return None
+
+
+def _closed_update_kinds(params_type: type[BaseModel]) -> frozenset[str] | None:
+    """The update kinds a closed update union knows (v1), None for an open one (v2)."""
+    annotation = params_type.model_fields["update"].annotation
+    for marker in getattr(getattr(annotation, "__value__", annotation), "__metadata__", ()):
+        if isinstance(marker, TagDispatch):
+            return None if marker.other is not None else frozenset(marker.variants)
+    return frozenset()  # not the expected shape: nothing is skimmed, everything decodes
 
 
 def _summary(error: ValidationError) -> str:
@@ -421,6 +461,42 @@ class TranscriptStore:
             return self._upsert(params.session_id, update)
         self._seen.add(params.session_id)
         return None
+
+    def apply_skimming(self, line: str | bytes) -> MessageEntry | None:
+        """`apply` for a reader of whole logs: a `session/update` of another kind is
+        recognised by a plain JSON parse and its `sessionUpdate` tag, and not decoded.
+
+        Such an update is not validated beyond its envelope (`jsonrpc`, `method`, no `id`,
+        a string `sessionId`, an object `update` with a string tag the version knows; v1's
+        update union is closed, so an unknown tag there still decodes, and fails, in full).
+        Everything else, including a session message whose tag is written with JSON
+        escapes, goes through `apply`, with the same errors.
+        """
+        if (_TAG_BYTES in line) if isinstance(line, bytes) else (_TAG_TEXT in line):
+            return self.apply(line)  # perhaps ours: decode in full, straight from the text
+        try:  # pydantic's parser: twice as fast as json.loads, and the same depth limit
+            data = from_json(line, cache_strings=False)
+        except ValueError:
+            return self.apply(line)  # says what is wrong with it
+        if (
+            data.__class__ is dict
+            and data.get("method") == METHOD
+            and data.get("jsonrpc") == "2.0"
+            and "id" not in data
+        ):
+            params = data.get("params")
+            if params.__class__ is dict:
+                session_id, update = params.get("sessionId"), params.get("update")
+                kind = update.get("sessionUpdate") if update.__class__ is dict else None
+                if session_id.__class__ is str and kind.__class__ is str and kind not in _OUR_KINDS:
+                    closed = self._codec.closed_kinds
+                    if closed is None or kind in closed:
+                        self._seen.add(session_id)
+                        return None
+        not_ours = envelope_problem(data)
+        if not_ours is not None:
+            raise not_ours
+        return self.apply(data)
 
     def _entry_for(self, session_id: str, message_id: str) -> MessageEntry:
         transcript = self._transcripts.get(session_id)
@@ -571,66 +647,116 @@ class TranscriptStore:
             partner = entry._cached_partner
             if partner is not None and partner._version == entry._cached_partner_version:
                 return cached
-        return self._link_of(entry)
+        if entry.recipient_message_id is not None and entry.sender_message_id is not None:
+            return Link("conflict", None, _BOTH)
+        named = entry._named  # the address its one reference names, once complete
+        if named is not None:
+            return self._link_by_own_reference(entry, named)
+        return self._link_by_claims(entry)
 
-    def _link_of(self, entry: MessageEntry) -> Link:
-        if entry.recipient_message_id is not None or entry.sender_message_id is not None:
-            problem = _view_problem(entry)
-            if problem is not None:
-                return Link("conflict", None, problem)
-        claims = self._claims
-        more_claims = self._more_claims
+    def _link_by_own_reference(self, entry: MessageEntry, named: tuple[str, str]) -> Link:
+        """The view carries a complete reference: that pair alone decides (L3, L4)."""
         key = entry._key
-        naming_me = claims.get(key)  # the view whose reference names this one
-        if naming_me is not None and key in more_claims:
-            return Link("conflict", None, f"{_views(self._claimants(key))} all name this view")
-        named = entry._named  # the address this view's one reference names, once complete
-
-        if named is None:
-            if naming_me is None:
-                missing = _missing_reference(entry)
-                return Link("none", None, missing) if missing else _NO_REFERENCE
-            partner = naming_me
-            if partner._key in claims:  # this view names nothing: another view names partner
-                rivals = [entry, *self._claimants(partner._key)]
-                return Link(
-                    "conflict", None, f"{_views(rivals)} are all counterparts of {partner.address}"
-                )
-        else:
-            if named in more_claims:
-                rivals = self._claimants(named)
-                return Link("conflict", None, f"{_views(rivals)} all name {_text(named)}")
-            transcript = self._transcripts.get(named[0])
-            found = None if transcript is None else transcript.get(named[1])
-            if naming_me is not None and naming_me is not found:
+        if named == key:
+            return Link("conflict", None, "the view names itself")
+        transcript = self._transcripts.get(named[0])
+        partner = None if transcript is None else transcript.get(named[1])
+        if partner is not None:
+            if partner.recipient_message_id is not None and partner.sender_message_id is not None:
+                return Link("conflict", None, f"counterpart {_text(named)}: {_BOTH}")
+            partner_named = partner._named
+            if partner_named is not None:
+                # Both views carry a reference: they name each other or stay unlinked.
+                if partner_named == key and (
+                    (entry.recipient_message_id is None) != (partner.recipient_message_id is None)
+                ):
+                    # Two references that name each other settle the link for good; a
+                    # participant ID that contradicts a view's place is only noted.
+                    notes = [
+                        f"{view.address}: {problem}"
+                        for view in (entry, partner)
+                        if (problem := _role_problem(view)) is not None
+                    ]
+                    return _cache_linked(entry, partner, "; ".join(notes))
+                if partner_named == key:
+                    field = (
+                        "recipientMessageId" if entry.recipient_message_id else "senderMessageId"
+                    )
+                    return Link("conflict", None, f"both views carry {field}")
                 return Link(
                     "conflict",
                     None,
-                    f"this view names {_text(named)}, but {naming_me.address} names this view",
+                    f"this view names {_text(named)}, but {_text(named)} names "
+                    f"{_text(partner_named)}",
                 )
-            if found is None:
-                where = (
-                    f"no session message {named[1]!r} in it yet"
-                    if named[0] in self._seen
-                    else "that transcript is not loaded"
-                )
-                return Link("pending", Address(*named), where)
-            partner = found
-
-        if partner.recipient_message_id is not None or partner.sender_message_id is not None:
-            problem = _view_problem(partner)
-            if problem is not None:
-                return Link("conflict", None, f"counterpart {partner.address}: {problem}")
+        problem = _role_problem(entry)
+        if problem is not None:
+            return Link("conflict", None, problem)
+        if partner is None:
+            where = (
+                f"no session message {named[1]!r} in it yet"
+                if named[0] in self._seen
+                else "that transcript is not loaded"
+            )
+            return Link("pending", Address(*named), where)
+        # The counterpart carries no complete reference (yet): one reference is enough,
+        # unless another view's reference names the same counterpart just as well.
+        # (What `_claim_problem` checks, less what is known already: neither view carries
+        # both references, and this one's reference fits it.)
+        problem = _role_problem(partner)
+        if problem is not None:
+            return Link("conflict", None, f"{partner.address}: {problem}")
         problem = _pair_problem(entry, partner)
         if problem is not None:
             return Link("conflict", None, problem)
-        link = Link("linked", Address(partner.session_id, partner.message_id))
-        # Valid while neither view learns anything and no new reference names either.
-        entry._cached_link = link
-        entry._cached_version = entry._version
-        entry._cached_partner = partner
-        entry._cached_partner_version = partner._version
-        return link
+        more = self._more_claims.get(named)
+        if more is not None:
+            viable = [
+                claimant
+                for claimant in self._claimants(named)
+                if claimant is entry or _claim_problem(claimant, partner) is None
+            ]
+            if len(viable) > 1:
+                return Link("conflict", None, _contest(viable, _text(named)))
+        return _cache_linked(entry, partner)
+
+    def _link_by_claims(self, entry: MessageEntry) -> Link:
+        """The view has no complete reference: the views whose reference names it decide."""
+        key = entry._key
+        first = self._claims.get(key)
+        if first is None:
+            missing = _missing_reference(entry)
+            return Link("none", None, missing) if missing else _NO_REFERENCE
+        if key not in self._more_claims:
+            problem = _claim_problem(first, entry)
+            if problem is not None:
+                return self._not_named(entry, problem)
+            return _cache_linked(entry, first)
+        claimants = self._claimants(key)
+        problems = [_claim_problem(claimant, entry) for claimant in claimants]
+        viable = [c for c, problem in zip(claimants, problems, strict=True) if problem is None]
+        if len(viable) == 1:
+            return _cache_linked(entry, viable[0])
+        if viable:
+            return Link("conflict", None, _contest(viable, "this view"))
+        return self._not_named(entry, sorted(p for p in problems if p is not None)[0])
+
+    @staticmethod
+    def _not_named(entry: MessageEntry, problem: str) -> Link:
+        """Only unfit references name this view: the conflict is the claimant's (L3); this
+        view has no usable reference of its own."""
+        missing = _missing_reference(entry)
+        return Link("none", None, f"{missing}; {problem}" if missing else problem)
+
+
+def _cache_linked(entry: MessageEntry, partner: MessageEntry, note: str = "") -> Link:
+    link = Link("linked", Address(partner.session_id, partner.message_id), note)
+    # Valid while neither view learns anything and no new reference names either.
+    entry._cached_link = link
+    entry._cached_version = entry._version
+    entry._cached_partner = partner
+    entry._cached_partner_version = partner._version
+    return link
 
 
 def _patched(stored: dict[str, Any] | None, patch: dict[str, Any]) -> dict[str, Any]:
@@ -661,20 +787,27 @@ def _views(entries: list[MessageEntry]) -> str:
     return ", ".join(sorted(_text(e._key) for e in entries))
 
 
-def _view_problem(entry: MessageEntry) -> str | None:
-    """What makes one view unlinkable by itself; depends on known values only, so it stays."""
+_BOTH = "the view carries both senderMessageId and recipientMessageId"
+
+
+def _contest(claimants: list[MessageEntry], named: str) -> str:
+    return f"{_views(claimants)} all name {named}, which names none of them (yet)"
+
+
+def _role_problem(entry: MessageEntry) -> str | None:
+    """Why the one reference a view carries does not fit the view; stays once true.
+
+    `recipientMessageId` belongs on the outgoing view, in the sender's transcript;
+    `senderMessageId` on the incoming view, in the recipient's (L1).
+    """
     here = entry.session_id
     if entry.recipient_message_id is not None:
-        if entry.sender_message_id is not None:
-            return "the view carries both senderMessageId and recipientMessageId"
         sender = entry.sender_session_id
         if sender is not None and sender != here:
             return (
                 f"recipientMessageId belongs on the outgoing view, but this view's sender is "
                 f"{sender!r}, not this transcript"
             )
-        if entry.recipient_session_id == here and entry.recipient_message_id == entry.message_id:
-            return "the view names itself"
     elif entry.sender_message_id is not None:
         recipient = entry.recipient_session_id
         if recipient is not None and recipient != here:
@@ -682,16 +815,31 @@ def _view_problem(entry: MessageEntry) -> str | None:
                 f"senderMessageId belongs on the incoming view, but this view's recipient is "
                 f"{recipient!r}, not this transcript"
             )
-        if entry.sender_session_id == here and entry.sender_message_id == entry.message_id:
-            return "the view names itself"
     return None
+
+
+def _claim_problem(claimant: MessageEntry, named: MessageEntry) -> str | None:
+    """Why `claimant`, whose reference names `named`, cannot be linked with it by that
+    reference alone (`named` carries no complete reference). Facts only grow and each
+    reason rests on known values, so once a problem, always a problem."""
+    if claimant.recipient_message_id is not None and claimant.sender_message_id is not None:
+        return f"{claimant.address}: {_BOTH}"
+    if named.recipient_message_id is not None and named.sender_message_id is not None:
+        return f"{named.address}: {_BOTH}"
+    problem = _role_problem(claimant)
+    if problem is not None:
+        return f"{claimant.address}: {problem}"
+    problem = _role_problem(named)
+    if problem is not None:
+        return f"{named.address}: {problem}"
+    return _pair_problem(claimant, named)
 
 
 def _pair_problem(one: MessageEntry, other: MessageEntry) -> str | None:
     """Why two views that a reference joins cannot be the two views of one message (L3).
 
-    Neither view has a problem of its own (`_view_problem`), so each carries at most one
-    reference, and at least one carries one: that is how the pair was found.
+    Neither view carries both references, and at least one carries one: that is how the
+    pair was found.
     """
     if one.recipient_message_id is not None:
         if other.recipient_message_id is not None:

@@ -10,6 +10,13 @@ session/update kinds mixed in. Both sides read the same bytes in the same run:
   model defined here, `model_validate_json` per line;
 - store: `TranscriptStore("v2").apply(line)` then `link()` of the entry it touched.
 
+Second part, `acp-schema transcript show` end to end: a log of 1,000,000 lines, 90% of them
+other update kinds (agent and thought chunks, plans), written to a temporary directory,
+read by the command in a subprocess (text and `--json`, output to a pipe) beside a
+subprocess that only runs `json.loads` over the same lines. It reports time to the first
+output line, total time and peak memory (the child's own peak resident set), and the ratios to
+the `json.loads` run.
+
 Target: the store runs at >= 0.5x the decode-only rate. Two context rows help read the
 ratio: decoding while keeping every session message's content blocks alive (the least any
 store that holds the decoded content pays: allocation and cyclic-GC work grow with what is
@@ -22,7 +29,11 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import random
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
 from collections import Counter
@@ -242,3 +253,136 @@ def main() -> None:
     ratio = best[decode] / best[store]
     verdict = "met" if ratio >= TARGET else "NOT met"
     print(f"store / decode-only = {ratio:.2f} (target >= {TARGET}: {verdict})")
+
+    show_main()
+
+
+# --- `transcript show` end to end ----------------------------------------------------------
+
+SHOW_LINES = 1_000_000
+SHOW_SESSION_MESSAGES = SHOW_LINES // 10  # the rest: other update kinds
+
+# Runs in the child: the command (or the json.loads baseline) over the log, then reports
+# the child's own peak resident memory on stderr, in KiB: VmHWM where there is /proc
+# (Linux carries ru_maxrss over from the parent across fork and exec), else ru_maxrss.
+_CHILD = """
+import json, resource, sys
+def peak_kib():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+mode, path = sys.argv[1], sys.argv[2]
+if mode == "import":  # what any run of the command pays before reading a line
+    from acp_schema.cli import main
+    from acp_schema.transcripts import TranscriptStore
+    TranscriptStore("v2")
+    print("done", flush=True)
+    code = 0
+elif mode == "json.loads":
+    loads = json.loads
+    with open(path, "rb") as log:
+        for line in log:
+            loads(line)
+    print("done", flush=True)
+    code = 0
+else:
+    from acp_schema.cli import main
+    code = main(["transcript", "show", path, *(["--json"] if mode == "--json" else [])])
+    sys.stdout.flush()
+print("MAXRSS", peak_kib(), file=sys.stderr)
+raise SystemExit(code)
+"""
+
+
+def _other_update(rng: random.Random, session_id: str) -> bytes:
+    kind = rng.choice(("agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "plan"))
+    if kind == "plan":
+        steps = [
+            {"content": _text(rng, 2, 6), "priority": "medium", "status": "pending"}
+            for _ in range(rng.randint(1, 4))
+        ]
+        return _line(session_id, {"sessionUpdate": "plan", "entries": steps})
+    content = {"type": "text", "text": _text(rng, 2, 12)}
+    return _line(session_id, {"sessionUpdate": kind, "content": content})
+
+
+def write_show_logs(path: str, others_path: str, seed: int = SEED) -> int:
+    """1M lines: the session messages of `generate_log`, each followed by nine updates of
+    other kinds (drawn from a pool, so that generating stays quick); and the same without
+    the session messages at `others_path`. Returns the size of the first."""
+    rng = random.Random(seed + 1)
+    sessions = [f"sess-{n:02d}" for n in range(SESSIONS)]
+    pool = [_other_update(rng, rng.choice(sessions)) for _ in range(5_000)]
+    others_per_message = (SHOW_LINES - SHOW_SESSION_MESSAGES) // SHOW_SESSION_MESSAGES
+    with open(path, "wb") as log, open(others_path, "wb") as others:
+        for line in generate_log(SHOW_SESSION_MESSAGES, seed):
+            log.write(line + b"\n")
+            for _ in range(others_per_message):
+                other = rng.choice(pool) + b"\n"
+                log.write(other)
+                others.write(other)
+        return log.tell()
+
+
+def _run_child(mode: str, path: str) -> tuple[float, float, int, int]:
+    """(seconds to the first output line, total seconds, peak RSS bytes, output lines)."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    start = time.perf_counter()
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, mode, path],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    first = None
+    lines = 0
+    for _ in child.stdout:
+        if first is None:
+            first = time.perf_counter() - start
+        lines += 1
+    stderr = child.stderr.read().decode()
+    code = child.wait()
+    total = time.perf_counter() - start
+    if code not in (0, 1):
+        raise RuntimeError(f"{mode} exited {code}: {stderr[-2000:]}")
+    peak_kib = int(stderr.rsplit("MAXRSS", 1)[1].split()[0])
+    return first if first is not None else total, total, peak_kib * 1024, lines
+
+
+def show_main() -> None:
+    with tempfile.TemporaryDirectory(prefix="acp-bench-show-") as folder:
+        path, others = os.path.join(folder, "log.jsonl"), os.path.join(folder, "others.jsonl")
+        size = write_show_logs(path, others)
+        print(
+            f"\n`transcript show` over {SHOW_LINES:,} lines ({size / 1e6:.0f} MB), "
+            f"{SHOW_SESSION_MESSAGES:,} of them session messages, the rest other update "
+            f"kinds; each run a fresh subprocess writing to a pipe (start-up included)"
+        )
+        runs = {
+            "json.loads over the lines": ("json.loads", path),
+            "show": ("text", path),
+            "show --json": ("--json", path),
+            "start-up only (context)": ("import", path),
+            "show, other kinds only": ("text", others),
+        }
+        results = {name: _run_child(mode, log) for name, (mode, log) in runs.items()}
+    base_total, base_peak = results["json.loads over the lines"][1:3]
+    print(
+        f"\n{'what':<26} {'first line s':>12} {'total s':>8} {'x loads':>8} "
+        f"{'peak MB':>8} {'x loads':>8} {'out lines':>10}"
+    )
+    for name, (first, total, peak, lines) in results.items():
+        print(
+            f"{name:<26} {first:>12.2f} {total:>8.2f} {total / base_total:>8.2f} "
+            f"{peak / 1e6:>8.0f} {peak / base_peak:>8.2f} {lines:>10,}"
+        )
+    print(
+        "(other kinds only: the 900,000 other lines alone; its peak beside the start-up's "
+        "shows what reading lines costs in memory, without messages to keep)"
+    )
