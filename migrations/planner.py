@@ -37,6 +37,26 @@ from .upserts import message_ref, upsert_builder
 
 # Methods whose call on a chunk serialises it: `send(chunk.model_dump())` still sends it.
 SERIALIZERS = frozenset({"model_dump", "model_dump_json"})
+# The outermost call of a send statement must be known to deliver what it is given, in
+# order: a method or function whose name (leading underscores aside) starts with one of
+# these. `outbox.set(key, chunk)` or `pending.append(chunk)` store it instead, and a copy
+# with the upsert would be overwritten or never sent.
+SEND_VERBS = (
+    "session_update",
+    "send",
+    "notify",
+    "emit",
+    "publish",
+    "write",
+    "put",
+    "dispatch",
+    "deliver",
+    "broadcast",
+    "relay",
+    "forward",
+)
+# Calls between the chunk and the send that only re-encode it.
+ENCODERS = frozenset({"json.dumps", "orjson.dumps"})
 # Attributes of a chunk that say nothing about its participants.
 BENIGN_ATTRIBUTES = frozenset({"message_id", "content", "meta", "session_update", *SERIALIZERS})
 
@@ -154,7 +174,13 @@ class Planner:
             if isinstance(parent, cst.Element) and parent.value is node:
                 container = facts.parent(parent)
                 assert isinstance(container, cst.List | cst.Tuple | cst.Set)
-                self._require_pure(container.elements, skip=parent)
+                if len(container.elements) > 1:
+                    # A copy of the send would send the other elements twice.
+                    raise Failure(
+                        "the chunk is sent together with other values in one "
+                        f"{type(container).__name__.lower()}; send a SessionMessage upsert "
+                        "for its message_id before that statement"
+                    )
                 node, contained = container, True
                 continue
             if isinstance(parent, cst.DictElement) and parent.value is node:
@@ -178,16 +204,34 @@ class Planner:
                 raise Failure(f"`.{parent.attr.value}` is taken from the chunk")
             if isinstance(parent, cst.Expr):
                 if calls:
+                    self._require_send(calls)
                     return Site("send", parent, root=parent.value, callees=tuple(calls))
                 raise Failure("the chunk is evaluated and dropped")
             if isinstance(parent, cst.Yield) and parent.value is node and not calls:
                 holder = facts.parent(parent)
                 if isinstance(holder, cst.Expr):
-                    return Site("yield", holder)
+                    if contained:
+                        raise Failure("the chunk is yielded inside a container")
+                    return Site("yield", holder, root=node)
                 raise Failure("the value of the yield is used")
             if isinstance(parent, cst.Assign | cst.AnnAssign | cst.Return) and parent.value is node:
-                if calls:
+                if calls and self._is_send(calls[-1]):
+                    self._require_send(calls)
                     return Site("send", parent, root=parent.value, callees=tuple(calls))
+                if calls:
+                    # `note = Notification(update=chunk)`, `line = json.dumps(...)`: built,
+                    # not sent here; a copy before it would be overwritten.
+                    what = "returned" if isinstance(parent, cst.Return) else "assigned"
+                    raise Failure(
+                        f"the chunk is wrapped by `{code(calls[-1])}(...)` and {what}, not "
+                        "sent here; send a SessionMessage upsert for its message_id before "
+                        "the wrapped value is sent"
+                    )
+                if node is not expr and isinstance(node, cst.Call):
+                    raise Failure(
+                        f"the chunk is {'returned' if isinstance(parent, cst.Return) else 'assigned'}"
+                        " serialised; the upsert could not be sent the same way"
+                    )
                 if contained:
                     raise Failure("the chunk is put in a container that is not sent")
                 if isinstance(parent, cst.Return):
@@ -198,6 +242,60 @@ class Planner:
                 return Site("assign", parent, target=target)
             kind = type(parent).__name__ if parent is not None else "nothing"
             raise Failure(f"the chunk is used inside a {kind} expression")
+
+    def _require_send(self, calls: list[cst.BaseExpression]) -> None:
+        """The outermost call must deliver in order; the ones below it only wrap the
+        chunk (a bindings class, a JSON encoder)."""
+        send = chain(calls[-1]) or ""
+        if not self._is_send(calls[-1]):
+            raise Failure(
+                f"`{send}(...)` is not known to send what it is given, in order (it may "
+                "store it); send a SessionMessage upsert for the chunk's message_id before it"
+            )
+        for wrapper in calls[:-1]:
+            name = chain(wrapper) or ""
+            if name in ENCODERS or self._is_bindings_class(wrapper) or self._is_pure_wrapper(wrapper):
+                continue
+            raise Failure(
+                f"the chunk passes through `{name}(...)` before it is sent, which may do more "
+                "than wrap it; send a SessionMessage upsert for its message_id before the send"
+            )
+
+    def _is_pure_wrapper(self, func: cst.BaseExpression) -> bool:
+        """A module-level function of this module whose body only returns a side-effect
+        free expression of its parameters (`def notify(sid, u): return {...}`)."""
+        if not isinstance(func, cst.Name):
+            return False
+        assignment = self.facts.single_assignment(func)
+        function = assignment.node if assignment is not None else None
+        if not isinstance(function, cst.FunctionDef) or function.decorators:
+            return False
+        if not isinstance(self.facts.parent(function), cst.Module):
+            return False
+        body = function.body
+        if not isinstance(body, cst.IndentedBlock):
+            return False
+        statements = [s for s in body.body if not _is_docstring(s)]
+        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+            return False
+        small = statements[0].body
+        return (
+            len(small) == 1
+            and isinstance(small[0], cst.Return)
+            and small[0].value is not None
+            and is_pure(small[0].value)
+        )
+
+    def _is_send(self, func: cst.BaseExpression) -> bool:
+        verb = (chain(func) or "").rpartition(".")[2].lstrip("_").lower()
+        return verb.startswith(SEND_VERBS)
+
+    def _is_bindings_class(self, func: cst.BaseExpression) -> bool:
+        for qname in self.facts.qualified_names(func):
+            module = qname.rpartition(".")[0]
+            if module and self.facts.bindings.owner(module):
+                return True
+        return False
 
     def _require_pure(
         self,
@@ -233,6 +331,12 @@ class Planner:
         if site.kind == "assign":
             assert site.target is not None
             return self._place_assigned(source, site)
+        if source.message_id is not None and not is_pure(source.message_id):
+            # A copy would compute another ID: the upsert would name another message.
+            raise Failure(
+                f"the message id `{code(source.message_id)}` is computed where the chunk is "
+                "built; bind it to a name first (`mid = ...`) and use that name in the chunk"
+            )
         placement = Placement(source)
         ref, imports = message_ref(self.facts, source, site.statement)
         placement.imports |= imports
@@ -378,12 +482,19 @@ class Planner:
 
             values = read_chains(root, skip=expr)
         elif site.kind == "yield":
+            assert site.root is not None
+            yielded = site.root
 
             def build(applier: Applier) -> cst.BaseSmallStatement:
-                return cst.Expr(value=cst.Yield(value=builder(applier)))
+                # The yielded value copied with the upsert in place of the chunk, so a
+                # serialised chunk (`.model_dump_json()`) gives a serialised upsert.
+                value = yielded.visit(Applier(applier.plan, {id(expr): builder}))
+                assert isinstance(value, cst.BaseExpression)
+                return cst.Expr(value=cst.Yield(value=value))
 
-            values = set()
-            self._widen_generator(placement, statement, ref)
+            values = read_chains(yielded, skip=expr)
+            if yielded is expr:
+                self._widen_generator(placement, statement, ref)
         else:  # pragma: no cover - sites are filtered before
             raise Failure(f"cannot send from a {site.kind}")
         values |= self._upsert_reads(source)
@@ -568,6 +679,15 @@ class Planner:
         for rule in source.changed_rules:
             if rule != source.rule:
                 self.changed(source.node, rule, "removed identity builders from the chain")
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
 
 
 def _normal(text: str) -> str:

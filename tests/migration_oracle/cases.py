@@ -887,8 +887,8 @@ CASES: list[Case] = [
 
         async def main(conn):
             me = "s1"
+            handle(conn, SessionMessageChunk(message_id="m0", content=TextContent(text="in")))
             chunk = SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id=me)
-            handle(conn, chunk)
             await conn.session_update(session_id="s1", update=chunk)
         """,
     ),
