@@ -88,6 +88,10 @@ class Plan:
     imports: set[tuple[str, str, str | None]] = field(default_factory=set)
     findings: list[Finding] = field(default_factory=list)
     exported: list[HelperTemplate] = field(default_factory=list)
+    # Helpers of the run (qualified names) that got an upsert at a call here, and those
+    # with a use here that cannot get one (with why): the runner leaves those alone.
+    called: set[str] = field(default_factory=set)
+    blocked: dict[str, str] = field(default_factory=dict)
 
     def edit(self, node: cst.CSTNode, edit: Edit) -> None:
         previous = self.edits.get(id(node))

@@ -110,6 +110,8 @@ class Planner:
         # Ids of the functions that name the chunk class or tag (0: module level).
         self.mentions: set[int] = set()
         self.repository_wide = False
+        # Helpers of this module the run found a reason not to rewrite: name -> reason.
+        self.refused: dict[str, str] = {}
         self._widened: set[int] = set()
 
     def near_chunks(self, node: cst.CSTNode) -> bool:
@@ -499,13 +501,63 @@ class Planner:
             raise Failure(f"cannot send from a {site.kind}")
         values |= self._upsert_reads(source)
         callees = {c for callee in site.callees if (c := chain(callee)) is not None}
-        anchor, note = self._hoist(statement, values - callees, callees)
+        upsert_values = self._upsert_values(source)
+        copied = [site.root] if site.root is not None else []
+        hold = None
+        if not all(is_pure(v) for v in upsert_values):
+            hold = "the upsert computes a value with a call, which must run once per chunk"
+        elif self._reads_shared_state([*upsert_values, *copied], skip=expr, at=statement):
+            hold = "shared"
+        anchor, note = self._hoist(statement, values - callees, callees, hold)
         if note:
             placement.notes.append((statement, note))
         key = code(build(Applier(Plan())))
         if source.guard and self._already_sent(anchor, key):
             return
         placement.insertions.append(Insertion(anchor, build, key))
+
+    def _upsert_values(self, source: Source) -> list[cst.CSTNode]:
+        values: list[cst.CSTNode] = list(source.identity.values())
+        if source.message_id is not None:
+            values.append(source.message_id)
+        return values + list(source.bound.values())
+
+    def _reads_shared_state(
+        self, values: list[cst.CSTNode], *, skip: cst.CSTNode, at: cst.CSTNode
+    ) -> bool:
+        """Whether the upsert reads something a call could change without assigning it
+        in the loop: an attribute, an item, a global, or a local that a nested function
+        rebinds (`nonlocal`). Plain locals only change by statements the loop shows."""
+        function = self.facts.function_of(at)
+        scope = self.facts.scope(at)
+        rebound = _nonlocal_names(function) if function is not None else set()
+        finder = _SharedReads(skip)
+        for value in values:
+            value.visit(finder)
+        if finder.shared:
+            return True
+        for name in finder.names:
+            if name in {"None", "True", "False"}:
+                continue
+            if function is None or scope is None or name not in scope.assignments:
+                return True  # a global (or builtin): any call may rebind it
+            if name in rebound:
+                return True
+        return False
+
+    def _loop_calls_others(self, loop: cst.CSTNode, callees: set[str]) -> str | None:
+        """A call in `loop` other than the send itself, a bindings class or a builtin."""
+        finder = _CallFinder()
+        loop.visit(finder)
+        for call in finder.calls:
+            func = call.func
+            name = chain(func)
+            if name is not None and name in callees:
+                continue
+            if self._is_bindings_class(func) or self.facts.is_builtin(func):
+                continue
+            return code(func)
+        return None
 
     def _upsert_reads(self, source: Source) -> set[str]:
         values: list[cst.CSTNode] = list(source.identity.values())
@@ -522,6 +574,7 @@ class Planner:
         statement: cst.BaseSmallStatement,
         values: set[str],
         callees: set[str],
+        hold: str | None = None,
     ) -> tuple[cst.CSTNode, str | None]:
         """Where the upsert goes: before `statement`, or before the loops around it when
         nothing it reads changes inside them. Returns (anchor, why it was not hoisted)."""
@@ -551,9 +604,21 @@ class Planner:
                     break
             if not (isinstance(owner, cst.For | cst.While) and owner.body is body):
                 break
+            if hold is not None and hold != "shared":
+                note = hold
+                break
+            if hold == "shared":
+                other = self._loop_calls_others(owner, callees)
+                if other is not None:
+                    note = (
+                        f"the call `{other}(...)` inside the loop may change what the upsert "
+                        "reads (an attribute, an item or a global)"
+                    )
+                    break
             stores = stores_in([owner])
             changing = sorted(v for v in values if stores.conflicts(v))
-            changing += sorted(c for c in callees if c in stores.stored or "*" in stores.stored)
+            # `for peer in peers: peer.session_update(...)`: the send's receiver changes.
+            changing += sorted(c for c in callees if stores.rebinds(c))
             if changing:
                 names = ", ".join(f"`{c}`" for c in changing)
                 note = f"{names} changes inside the loop"
@@ -667,6 +732,14 @@ class Planner:
                     source.rule,
                     f"sends {fields} in a SessionMessage upsert before the chunk from `{helper}`",
                 )
+        elif source.identity and placement.returned_by is not None and not placement.insertions:
+            helper = placement.returned_by.name.value
+            self.changed(
+                source.node,
+                source.rule,
+                f"took {fields} out of the chunk `{helper}` returns; its calls send them "
+                "in a SessionMessage upsert",
+            )
         elif source.identity:
             upsert = (
                 "a SessionMessage upsert"
@@ -679,6 +752,61 @@ class Planner:
         for rule in source.changed_rules:
             if rule != source.rule:
                 self.changed(source.node, rule, "removed identity builders from the chain")
+
+
+class _SharedReads(cst.CSTVisitor):
+    """Names read, and whether an attribute or item is read (callees of calls aside)."""
+
+    def __init__(self, skip: cst.CSTNode) -> None:
+        self.skip = skip
+        self.names: set[str] = set()
+        self.shared = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.skip:
+            return False
+        return super().on_visit(node)
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        for arg in node.args:
+            arg.visit(self)
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.shared = True
+        return False
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        self.shared = True
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def _nonlocal_names(function: cst.FunctionDef) -> set[str]:
+    class Finder(cst.CSTVisitor):
+        found: set[str] = set()
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            self.found.update(n.name.value for n in node.names)
+
+    finder = Finder()
+    finder.found = set()
+    function.visit(finder)
+    return finder.found
 
 
 def _is_docstring(statement: cst.BaseStatement) -> bool:

@@ -533,7 +533,20 @@ CASES: list[Case] = [
         """,
     ),
     one(
-        "dict-kind-parameter-helper",
+        "dict-kind-parameter-helper-private",
+        """
+        def _payload(kind, mid, text, sender):
+            return {"sessionUpdate": kind, "messageId": mid, "content": text, "senderSessionId": sender}
+
+        def main(conn):
+            mid, me = "m1", "s1"
+            conn.send(_payload("session_message", "m0", None, me))
+            for part in ["a", "b"]:
+                conn.send(_payload("session_message_chunk", mid, {"type": "text", "text": part}, me))
+        """,
+    ),
+    one(
+        "dict-kind-parameter-helper-public",
         """
         def payload(kind, mid, text, sender):
             return {"sessionUpdate": kind, "messageId": mid, "content": text, "senderSessionId": sender}
@@ -544,6 +557,7 @@ CASES: list[Case] = [
             for part in ["a", "b"]:
                 conn.send(payload("session_message_chunk", mid, {"type": "text", "text": part}, me))
         """,
+        "reported",
     ),
     # --- yields ---------------------------------------------------------------------------
     one(
