@@ -189,7 +189,7 @@ def _plan_kind_helpers(planner: Planner, found: Candidates) -> None:
         )
         for placement in sites:
             planner.commit(placement)
-        if sites:
+        if _call_sites(planner, function):
             planner.plan.called.add(template.qualified_name)
 
 
@@ -210,6 +210,7 @@ def _plan_helper_call(planner: Planner, call: cst.Call, template: HelperTemplate
     try:
         source = call_source(planner, call, template)
         if source is None:
+            planner.plan.called.add(template.qualified_name)  # another kind: nothing to send
             return
         placement = _place(planner, source)
         if placement.returned_by is not None:

@@ -298,18 +298,18 @@ HELPERS = textwrap.dedent(
     from acp_schema.v2 import SessionMessageChunk
 
 
-    def text_chunk(message_id: str, text: str, sender: str) -> SessionMessageChunk:
+    def _text_chunk(message_id: str, text: str, sender: str) -> SessionMessageChunk:
         return SessionMessageChunk(message_id=message_id, content=text, sender_session_id=sender)
     """
 )
 CALLER = textwrap.dedent(
     """\
-    from .helpers import text_chunk
+    from .helpers import _text_chunk
 
 
     def send(out, mid, me, parts):
         for part in parts:
-            out.put(text_chunk(mid, part, me))
+            out.put(_text_chunk(mid, part, me))
     """
 )
 
