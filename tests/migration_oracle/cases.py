@@ -928,4 +928,134 @@ CASES: list[Case] = [
         """,
         "reported",
     ),
+    # --- more shapes ----------------------------------------------------------------------
+    one(
+        "read-getattr-of-built-chunk",
+        V2
+        + """
+        async def main(conn):
+            me = "s1"
+            chunk = SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id=me)
+            conn.log(getattr(chunk, "sender_session_id", None))
+            await conn.session_update(session_id="s1", update=chunk)
+        """,
+    ),
+    one(
+        "dict-in-envelope-built-by-pure-wrapper",
+        """
+        def envelope(sid, update):
+            return {"sessionId": sid, "update": update}
+
+        async def main(conn):
+            sid, mid, me = "s1", "m1", "s1"
+            for part in ["a", "b"]:
+                await conn.notify(envelope(sid, {"sessionUpdate": "session_message_chunk", "messageId": mid, "content": {"type": "text", "text": part}, "recipientSessionId": me}))
+        """,
+    ),
+    one(
+        "dict-through-unknown-wrapper",
+        """
+        SEEN = []
+
+        def remember(update):
+            SEEN.append(update)
+            return update
+
+        def main(conn):
+            conn.send(remember({"sessionUpdate": "session_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "x"}, "senderSessionId": "s1"}))
+            conn.log(len(SEEN))
+        """,
+        "reported",
+    ),
+    one(
+        "dict-assigned-then-sent",
+        """
+        def main(conn):
+            mid, me = "m1", "s1"
+            update = {"sessionUpdate": "session_message_chunk", "messageId": mid, "content": {"type": "text", "text": "x"}, "senderSessionId": me}
+            conn.send(update)
+        """,
+    ),
+    one(
+        "dict-kind-from-a-variable",
+        """
+        def _payload(kind, mid, text, sender):
+            return {"sessionUpdate": kind, "messageId": mid, "content": text, "senderSessionId": sender}
+
+        def main(conn):
+            kind = "session_message_chunk"
+            conn.send(_payload(kind, "m1", {"type": "text", "text": "x"}, "s1"))
+        """,
+        "reported",
+    ),
+    one(
+        "constructor-nonlocal-rebinds-message-id",
+        V2
+        + """
+        async def main(conn):
+            mid = "m1"
+
+            def bump():
+                nonlocal mid
+                mid = "m2"
+
+            for part in ["a", "b"]:
+                await conn.session_update(session_id="s1", update=SessionMessageChunk(message_id=mid, content=TextContent(text=part), sender_session_id="s1"))
+                bump()
+        """,
+    ),
+    one(
+        "constructor-sent-inside-try-in-loop",
+        V2
+        + """
+        async def main(conn):
+            me = "s1"
+            for part in ["a", "b"]:
+                try:
+                    await conn.session_update(session_id="s1", update=SessionMessageChunk(message_id="m1", content=TextContent(text=part), sender_session_id=me))
+                finally:
+                    conn.log(part)
+        """,
+    ),
+    one(
+        "match-capturing-identity",
+        V2
+        + """
+        def handle(conn, update):
+            match update:
+                case SessionMessageChunk(sender_session_id=sender):
+                    conn.log("from", sender)
+
+        def main(conn):
+            handle(conn, SessionMessageChunk(message_id="m1", content=TextContent(text="x")))
+        """,
+        "reported",
+    ),
+    one(
+        "helper-builder-chain-in-private-helper",
+        V2
+        + """
+        def _signed(mid: str, text: str, me: str, peer: str) -> SessionMessageChunk:
+            return SessionMessageChunk(message_id=mid, content=TextContent(text=text)).with_sender_session_id(me).with_recipient_session_id(peer)
+
+        async def main(conn):
+            for part in ["a", "b"]:
+                await conn.session_update(session_id="s1", update=_signed("m1", part, "s1", "s2"))
+        """,
+    ),
+    one(
+        "helper-generator-is-reported",
+        V2
+        + """
+        def _chunks(mid, me, parts):
+            for part in parts:
+                chunk = SessionMessageChunk(message_id=mid, content=TextContent(text=part), sender_session_id=me)
+                return chunk
+            yield
+
+        async def main(conn):
+            await conn.session_update(session_id="s1", update=SessionMessageChunk(message_id="m0", content=TextContent(text="-")))
+        """,
+        "reported",
+    ),
 ]

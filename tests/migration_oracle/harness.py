@@ -151,6 +151,9 @@ def evaluate(case: Case, tmp: Path) -> Verdict:
         else:
             verdict.problems.append("nothing changed and nothing was reported")
         return verdict
+    again = [r.path for r in run(in_run, Options(rules=ALL_RULES)) if r.new is not None]
+    if again:
+        verdict.problems.append(f"a second run would change {[p.name for p in again]} again")
     new_events = execute(new_root / case.path_root, case.entry, old=False)
     verdict.problems += differences(old_events, new_events)
     if not verdict.problems:
