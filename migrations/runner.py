@@ -7,6 +7,8 @@ write them, print a diff, or only count them.
 
 from __future__ import annotations
 
+import ast
+
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -81,7 +83,7 @@ def migrate_bytes(
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as err:
         return FileResult(
-            path, "failed", error=f"cannot parse: {_parser_message(err)}", original=data
+            path, "failed", error=f"cannot parse: {_parser_message(err, data)}", original=data
         )
     except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
         return FileResult(path, "failed", error=f"cannot read: {err}", original=data)
@@ -120,10 +122,21 @@ def migrate_bytes(
     return result
 
 
-def _parser_message(err: Exception) -> str:
+def _parser_message(err: Exception, data: bytes) -> str:
+    """Where the file stops being Python. libcst's parser names the token after the
+    error (often on the next line); Python's own compiler names the right place, so its
+    message is used when it agrees that the file does not parse."""
     import libcst as cst
 
     assert isinstance(err, cst.ParserSyntaxError)
+    try:
+        compile(data, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as python:
+        if python.lineno is not None:
+            column = max((python.offset or 1) - 1, 0)
+            return f"{python.msg} (line {python.lineno}, column {column})"
+    except (ValueError, UnicodeDecodeError):
+        pass
     return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
 
 
