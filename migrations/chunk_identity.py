@@ -130,6 +130,14 @@ def _plan_helper(planner: Planner, function: cst.FunctionDef, placements: list[P
     planner.plan.exported.append(template)
     if sites:
         planner.plan.called.add(template.qualified_name)
+    if not planner.repository_wide:
+        planner.warn(
+            function,
+            placements[0].source.rule,
+            f"`{name}` now returns chunks without participant IDs and its calls in this "
+            "module send the upsert; if another module calls it, run `acp-schema migrate` "
+            "on the whole repository instead (this runner sees one module at a time)",
+        )
 
 
 def _helper_sites(

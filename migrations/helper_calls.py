@@ -128,12 +128,12 @@ def dunder_all(module: cst.Module) -> set[str]:
             continue
         for small in statement.body:
             value: cst.BaseExpression | None = None
-            if isinstance(small, cst.Assign) and any(
-                chain(t.target) == "__all__" for t in small.targets
-            ):
-                value = small.value
-            elif isinstance(small, cst.AugAssign | cst.AnnAssign) and chain(small.target) == (
-                "__all__"
+            if (
+                isinstance(small, cst.Assign)
+                and any(chain(t.target) == "__all__" for t in small.targets)
+            ) or (
+                isinstance(small, cst.AugAssign | cst.AnnAssign)
+                and chain(small.target) == ("__all__")
             ):
                 value = small.value
             if isinstance(value, cst.List | cst.Tuple | cst.Set):

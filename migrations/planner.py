@@ -211,9 +211,7 @@ class Planner:
                 raise Failure("the chunk is evaluated and dropped")
             if isinstance(parent, cst.Yield) and parent.value is node and not calls:
                 holder = facts.parent(parent)
-                if isinstance(holder, cst.Expr):
-                    if contained:
-                        raise Failure("the chunk is yielded inside a container")
+                if isinstance(holder, cst.Expr) and isinstance(node, cst.BaseExpression):
                     return Site("yield", holder, root=node)
                 raise Failure("the value of the yield is used")
             if isinstance(parent, cst.Assign | cst.AnnAssign | cst.Return) and parent.value is node:
@@ -230,9 +228,11 @@ class Planner:
                         "the wrapped value is sent"
                     )
                 if node is not expr and isinstance(node, cst.Call):
+                    what = "returned" if isinstance(parent, cst.Return) else "assigned"
                     raise Failure(
-                        f"the chunk is {'returned' if isinstance(parent, cst.Return) else 'assigned'}"
-                        " serialised; the upsert could not be sent the same way"
+                        f"the chunk is {what} serialised, so an upsert could not be sent the "
+                        "same way; send a SessionMessage upsert for its message_id where the "
+                        "serialised chunk is sent"
                     )
                 if contained:
                     raise Failure("the chunk is put in a container that is not sent")
@@ -256,7 +256,11 @@ class Planner:
             )
         for wrapper in calls[:-1]:
             name = chain(wrapper) or ""
-            if name in ENCODERS or self._is_bindings_class(wrapper) or self._is_pure_wrapper(wrapper):
+            if (
+                name in ENCODERS
+                or self._is_bindings_class(wrapper)
+                or self._is_pure_wrapper(wrapper)
+            ):
                 continue
             raise Failure(
                 f"the chunk passes through `{name}(...)` before it is sent, which may do more "
@@ -796,15 +800,17 @@ class _CallFinder(cst.CSTVisitor):
         self.calls.append(node)
 
 
+class _NonlocalFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.found.update(n.name.value for n in node.names)
+
+
 def _nonlocal_names(function: cst.FunctionDef) -> set[str]:
-    class Finder(cst.CSTVisitor):
-        found: set[str] = set()
-
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            self.found.update(n.name.value for n in node.names)
-
-    finder = Finder()
-    finder.found = set()
+    """Names that functions nested in `function` rebind with `nonlocal`."""
+    finder = _NonlocalFinder()
     function.visit(finder)
     return finder.found
 

@@ -8,7 +8,6 @@ write them, print a diff, or only count them.
 from __future__ import annotations
 
 import ast
-
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -212,7 +211,9 @@ def _settle_helpers(
         if not templates and again is None:
             break
         if again is None:
-            targets = [p for p in files if _may_call(results[p], [t for t, _ in templates.values()])]
+            targets = [
+                p for p in files if _may_call(results[p], [t for t, _ in templates.values()])
+            ]
         else:
             targets = [p for p in files if p in again]
         targets = [p for p in targets if results[p].status != "failed"]
@@ -235,7 +236,9 @@ def _settle_helpers(
             if key in blocked:
                 withdrawn[key] = f"a use of it in this run cannot follow ({blocked[key]})"
             elif key not in called:
-                withdrawn[key] = "no call of it is in this run, so its callers cannot get the upsert"
+                withdrawn[key] = (
+                    "no call of it is in this run, so its callers cannot get the upsert"
+                )
         if not withdrawn:
             break
         refused.update(withdrawn)
@@ -353,9 +356,7 @@ class _Pool:
         refused: Mapping[str, str] | None,
         tick: Callable[[], None] | None,
     ) -> list[FileResult]:
-        return self.map_each(
-            items, options, [helpers] * len(items), [refused] * len(items), tick
-        )
+        return self.map_each(items, options, [helpers] * len(items), [refused] * len(items), tick)
 
     def map_each(
         self,

@@ -350,15 +350,13 @@ class TestRepositoryRuns:
         assert migrate("--check", root) == 0
         assert "sender_session_id" not in (root / "app" / "helpers.py").read_text()
 
-    def test_a_run_stopped_after_the_callers_is_finished_by_the_next(
-        self, tmp_path: Path
-    ) -> None:
+    def test_a_run_stopped_after_the_callers_is_finished_by_the_next(self, tmp_path: Path) -> None:
         files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
         done = tree(tmp_path / "done", files)
         assert migrate(done) == 0
         stopped = tree(tmp_path / "stopped", files)
-        from acp_schema.migrations.runner import Options, run, write_groups
         from acp_schema.migrations.rules import ALL_RULES
+        from acp_schema.migrations.runner import Options, run, write_groups
 
         paths = sorted(stopped.rglob("*.py"))
         [group] = write_groups(run(paths, Options(rules=ALL_RULES)))

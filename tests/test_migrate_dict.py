@@ -154,10 +154,13 @@ class TestKindParameter(MigrationTest):
         assert "cannot tell which kind" in finding.message
 
     def test_public_helper_is_reported(self) -> None:
-        source = self.HELPER.replace("_payload(", "payload(") + """
+        source = (
+            self.HELPER.replace("_payload(", "payload(")
+            + """
             def send(out, mid, me):
                 out.write(payload("session_message_chunk", mid, "x", me))
             """
+        )
         [finding] = self.unchanged(source, warnings=[(D, 2)])
         assert "`payload` is public" in finding.message
 

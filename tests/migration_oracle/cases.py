@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the programs are written the way downstream code is, long lines too
 """The oracle's downstream programs: the patterns of docs/migration.md and of issue 11.
 
 Every case has `main(conn)` (sync or async) in module `main` unless it says otherwise;

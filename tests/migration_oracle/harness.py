@@ -23,7 +23,7 @@ from .old_bindings import old_module
 from .recorder import Event, Recorder, differences
 
 Outcome = Literal["equivalent", "reported", "unsound"]
-UPSERT_MARKS = ("SessionMessage(", "session_message\"", "session_message'")
+UPSERT_MARKS = ("SessionMessage(", 'session_message"', "session_message'")
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,10 @@ def _program(root: Path, old: bool) -> Iterator[None]:
     patches = {}
     if old:
         patches = {f"acp_schema.{v}": old_module(v) for v in ("v1", "v2")}
-    with mock.patch.dict(sys.modules, patches), mock.patch.object(sys, "path", [str(root), *sys.path]):
+    with (
+        mock.patch.dict(sys.modules, patches),
+        mock.patch.object(sys, "path", [str(root), *sys.path]),
+    ):
         saved = {v: getattr(acp_schema, v, None) for v in ("v1", "v2")}
         for version, module in patches.items():
             setattr(acp_schema, version.rpartition(".")[2], module)
@@ -120,9 +123,7 @@ def evaluate(case: Case, tmp: Path) -> Verdict:
     old_root, new_root = tmp / "old", tmp / "new"
     _write(old_root, case.files)
     _write(new_root, case.files)
-    in_run = sorted(
-        new_root / name for name in case.files if name not in case.outside
-    )
+    in_run = sorted(new_root / name for name in case.files if name not in case.outside)
     results = run(in_run, Options(rules=ALL_RULES))
     verdict = Verdict(case, "unsound", results=results)
     for result in results:
@@ -133,9 +134,7 @@ def evaluate(case: Case, tmp: Path) -> Verdict:
     if any(r.status == "failed" for r in results):
         verdict.problems.append("a file failed")
         return verdict
-    moved = [
-        f for r in results for f in r.changes if f.message.startswith(("moved", "sends"))
-    ]
+    moved = [f for r in results for f in r.changes if f.message.startswith(("moved", "sends"))]
     upserts_before = sum(_upserts(r.original) for r in results)
     upserts_after = sum(_upserts(r.new if r.new is not None else r.original) for r in results)
     if moved and upserts_after <= upserts_before:
