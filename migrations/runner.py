@@ -231,6 +231,14 @@ def _settle_helpers(
             for r in results.values()
             for q, why in r.blocked.items()
         }
+        for path in files:
+            failed = results[path]
+            if failed.status != "failed":
+                continue
+            for key, (template, _) in templates.items():
+                if key[0] == roots[path] and _may_call(failed, [template]):
+                    # A file that may call it but could not be read: its calls are unknown.
+                    blocked.setdefault(key, f"{path.name} names it but could not be migrated")
         withdrawn: dict[HelperKey, str] = {}
         for key in templates:
             if key in blocked:

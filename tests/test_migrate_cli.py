@@ -350,6 +350,17 @@ class TestRepositoryRuns:
         assert migrate("--check", root) == 0
         assert "sender_session_id" not in (root / "app" / "helpers.py").read_text()
 
+    def test_helper_named_by_a_file_that_does_not_parse_is_left_alone(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        broken = CALLER + "\ndef broken(:\n    pass\n"
+        files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": broken}
+        root = tree(tmp_path, files)
+        assert migrate(root) == 2
+        assert (root / "app" / "helpers.py").read_text() == HELPERS
+        out = capsys.readouterr().out
+        assert "use.py names it but could not be migrated" in out
+
     def test_a_run_stopped_after_the_callers_is_finished_by_the_next(self, tmp_path: Path) -> None:
         files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
         done = tree(tmp_path / "done", files)

@@ -1059,4 +1059,39 @@ CASES: list[Case] = [
         """,
         "reported",
     ),
+    one(
+        "yielded-in-a-one-element-batch",
+        V2
+        + """
+        def batches(mid, me, parts):
+            for part in parts:
+                yield [SessionMessageChunk(message_id=mid, content=TextContent(text=part), sender_session_id=me)]
+
+        async def main(conn):
+            for batch in batches("m1", "s1", ["a", "b"]):
+                await conn.send_batch("s1", batch)
+        """,
+    ),
+    one(
+        "assigned-then-logged-and-sent",
+        V2
+        + """
+        async def main(conn):
+            chunk = SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id="s1")
+            conn.log(chunk)
+            await conn.session_update(session_id="s1", update=chunk)
+        """,
+        "reported",
+    ),
+    one(
+        "constructor-in-while-loop",
+        V2
+        + """
+        async def main(conn):
+            parts, me = ["a", "b"], "s1"
+            while parts:
+                part = parts.pop(0)
+                await conn.session_update(session_id="s1", update=SessionMessageChunk(message_id="m1", content=TextContent(text=part), sender_session_id=me))
+        """,
+    ),
 ]
