@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.migration_oracle import FIGURES
 from tests.migration_oracle.cases import CASES
 from tests.migration_oracle.harness import Case, evaluate
 
@@ -19,6 +20,7 @@ MINIMUM_CASES = 40
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_case_is_sound(case: Case, tmp_path: Path) -> None:
     verdict = evaluate(case, tmp_path)
+    FIGURES[verdict.outcome] += 1
     assert verdict.outcome != "unsound", verdict.explain()
     # Each case says what the tool should do with it, so a lost rewrite shows too.
     assert verdict.outcome == case.expect, verdict.explain()

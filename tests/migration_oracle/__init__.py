@@ -10,3 +10,17 @@ the tool does not rewrite must be reported and left byte-identical.
 
 `python -m tests.migration_oracle` prints the figures.
 """
+
+from collections import Counter
+
+# Outcomes of the cases run in this process (tests/test_migrate_oracle.py fills it; the
+# test session prints it, see tests/conftest.py).
+FIGURES: Counter[str] = Counter()
+
+
+def figures_line(counts: Counter[str]) -> str:
+    total = sum(counts.values())
+    return (
+        f"migration oracle: {total} cases, {counts['equivalent']} migrated and equivalent, "
+        f"{counts['reported']} reported and unchanged, {counts['unsound']} unsound"
+    )

@@ -7,6 +7,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from . import figures_line
 from .cases import CASES
 from .harness import evaluate
 
@@ -19,11 +20,7 @@ def main() -> int:
             counts[verdict.outcome] += 1
             if verdict.outcome != case.expect:
                 print(verdict.explain(), end="\n\n")
-    print(
-        f"migration oracle: {len(CASES)} cases, {counts['equivalent']} migrated and "
-        f"equivalent, {counts['reported']} reported and unchanged, "
-        f"{counts['unsound']} unsound"
-    )
+    print(figures_line(counts))
     return 1 if counts["unsound"] else 0
 
 
