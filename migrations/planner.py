@@ -18,7 +18,7 @@ from typing import Literal
 import libcst as cst
 
 from .bindings import IDENTITY_FIELDS, MESSAGE_CLASS
-from .candidates import IMPORTED, MODULE_LEVEL
+from .candidates import IMPORTED, MODULE_LEVEL, TAG_KEYS
 from .facts import Facts
 from .plan import (
     TODO_PREFIX,
@@ -32,7 +32,7 @@ from .plan import (
     Source,
 )
 from .rules import Finding
-from .syntax import chain, code, is_pure, read_chains, stores_in
+from .syntax import chain, code, is_pure, read_chains, stores_in, string_value
 from .upserts import message_ref, upsert_builder
 
 # Methods whose call on a chunk serialises it: `send(chunk.model_dump())` still sends it.
@@ -320,6 +320,34 @@ class Planner:
                     raise Failure(
                         f"`{code(value)}` next to the chunk would run twice if the send were copied"
                     )
+            if self._is_update(item.value):
+                raise Failure(
+                    f"`{code(item.value)}` is sent by the same call, and a copy of the send "
+                    "would send it twice; send a SessionMessage upsert for the chunk's "
+                    "message_id before that statement"
+                )
+
+    def _is_update(self, value: cst.BaseExpression) -> bool:
+        """Whether `value` is (or names) another session update: a payload tagged with
+        `sessionUpdate`, or a name the code shows holds a bindings model."""
+        if isinstance(value, cst.Dict):
+            return any(
+                isinstance(e, cst.DictElement) and string_value(e.key) in TAG_KEYS
+                for e in value.elements
+            )
+        if isinstance(value, cst.List | cst.Tuple | cst.Set):
+            return any(
+                isinstance(e, cst.Element) and self._is_update(e.value) for e in value.elements
+            )
+        if isinstance(value, cst.Name):
+            fact = self.facts.fact(value)
+            if fact.kind == "chunk":
+                return True
+            assigned = fact.value
+            if isinstance(assigned, cst.Call):
+                return self._is_bindings_class(assigned.func)
+            return isinstance(assigned, cst.Dict) and self._is_update(assigned)
+        return False
 
     # --- placing a source --------------------------------------------------------------
 

@@ -1094,4 +1094,31 @@ CASES: list[Case] = [
                 await conn.session_update(session_id="s1", update=SessionMessageChunk(message_id="m1", content=TextContent(text=part), sender_session_id=me))
         """,
     ),
+    one(
+        "constructor-sent-with-another-update",
+        V2
+        + """
+        class Pair:
+            def __init__(self, conn):
+                self.conn = conn
+
+            def send_pair(self, first, second):
+                self.conn.send(first)
+                self.conn.send(second)
+
+        def main(conn):
+            first = SessionMessageChunk(message_id="m0", content=TextContent(text="first"))
+            Pair(conn).send_pair(first, SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id="s1"))
+        """,
+        "reported",
+    ),
+    one(
+        "dict-sent-with-another-payload",
+        """
+        async def main(conn):
+            other = {"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": "hi"}}
+            await conn.send_batch("s-main", [other])
+            conn.send({"sessionUpdate": "session_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "x"}, "senderSessionId": "s1"})
+        """,
+    ),
 ]
