@@ -578,9 +578,13 @@ class Planner:
         return False
 
     def _loop_calls_others(self, loop: cst.CSTNode, callees: set[str]) -> str | None:
-        """A call in `loop` other than the send itself, a bindings class or a builtin."""
+        """A call in `loop` other than the send itself, a bindings class or a builtin
+        ("await" / "yield" when the loop suspends)."""
         finder = _CallFinder()
         loop.visit(finder)
+        if finder.suspends:
+            # Other code runs at an `await` or `yield` and may change it too.
+            return "await" if finder.suspends == "await" else "yield"
         for call in finder.calls:
             func = call.func
             name = chain(func)
@@ -641,6 +645,12 @@ class Planner:
                 break
             if hold == "shared":
                 other = self._loop_calls_others(owner, callees)
+                if other in ("await", "yield"):
+                    note = (
+                        f"other code runs at each `{other}` in the loop and may change what "
+                        "the upsert reads (an attribute, an item or a global)"
+                    )
+                    break
                 if other is not None:
                     note = (
                         f"the call `{other}(...)` inside the loop may change what the upsert "
@@ -821,11 +831,28 @@ class _SharedReads(cst.CSTVisitor):
 
 
 class _CallFinder(cst.CSTVisitor):
+    """Calls in a subtree, and whether it suspends (`await`, `yield`: other code runs)."""
+
     def __init__(self) -> None:
         self.calls: list[cst.Call] = []
+        self.suspends: str | None = None
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
+
+    def visit_Await(self, node: cst.Await) -> None:
+        self.suspends = self.suspends or "await"
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.suspends = self.suspends or "yield"
+
+    def visit_For(self, node: cst.For) -> None:
+        if node.asynchronous is not None:
+            self.suspends = self.suspends or "await"
+
+    def visit_With(self, node: cst.With) -> None:
+        if node.asynchronous is not None:
+            self.suspends = self.suspends or "await"
 
 
 class _NonlocalFinder(cst.CSTVisitor):

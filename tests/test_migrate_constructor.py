@@ -783,20 +783,44 @@ class TestLoopReports(MigrationTest):
             from acp_schema.v2 import SessionMessageChunk
 
             class Agent:
+                def stream(self, parts):
+                    for part in parts:
+                        self.conn.send(session_id=self.sid, update=SessionMessageChunk(message_id=self.mid, content=part, sender_session_id=self.sid, recipient_session_id=self.peer))
+            """,
+            """
+            from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+            class Agent:
+                def stream(self, parts):
+                    self.conn.send(session_id=self.sid, update=SessionMessage(message_id=self.mid, sender_session_id=self.sid, recipient_session_id=self.peer))
+                    for part in parts:
+                        self.conn.send(session_id=self.sid, update=SessionMessageChunk(message_id=self.mid, content=part))
+            """,
+        )
+
+    def test_attributes_read_across_an_await_keep_the_upsert_inside(self) -> None:
+        # Other tasks run at the await and may change self.mid.
+        findings = self.migrate(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            class Agent:
                 async def stream(self, parts):
                     for part in parts:
-                        await self.conn.session_update(session_id=self.sid, update=SessionMessageChunk(message_id=self.mid, content=part, sender_session_id=self.sid, recipient_session_id=self.peer))
+                        await self.conn.session_update(session_id=self.sid, update=SessionMessageChunk(message_id=self.mid, content=part, sender_session_id=self.sid))
             """,
             """
             from acp_schema.v2 import SessionMessage, SessionMessageChunk
 
             class Agent:
                 async def stream(self, parts):
-                    await self.conn.session_update(session_id=self.sid, update=SessionMessage(message_id=self.mid, sender_session_id=self.sid, recipient_session_id=self.peer))
                     for part in parts:
+                        await self.conn.session_update(session_id=self.sid, update=SessionMessage(message_id=self.mid, sender_session_id=self.sid))
                         await self.conn.session_update(session_id=self.sid, update=SessionMessageChunk(message_id=self.mid, content=part))
             """,
+            warnings=[(C, 6)],
         )
+        assert "at each `await`" in findings[0].message
 
     def test_a_method_call_on_self_in_the_loop_keeps_the_upsert_inside(self) -> None:
         self.migrate(
