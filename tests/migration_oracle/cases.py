@@ -1121,4 +1121,87 @@ CASES: list[Case] = [
             conn.send({"sessionUpdate": "session_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "x"}, "senderSessionId": "s1"})
         """,
     ),
+    # --- more follow-ups --------------------------------------------------------------
+    one(
+        "helper-read",
+        V2
+        + """
+        def _c(mid, text, me):
+            return SessionMessageChunk(message_id=mid, content=TextContent(text=text), sender_session_id=me)
+
+        async def main(conn):
+            c = _c("m1", "x", "s1")
+            conn.log(c.sender_session_id)
+            await conn.session_update(session_id="s1", update=c)
+        """,
+    ),
+    one(
+        "with-block",
+        V2
+        + """
+        import contextlib
+        async def main(conn):
+            me = "s1"
+            with contextlib.nullcontext():
+                chunk = SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id=me)
+                await conn.session_update(session_id="s1", update=chunk)
+        """,
+    ),
+    one(
+        "chunk-in-loop-assigned-sent-after",
+        V2
+        + """
+        async def main(conn):
+            me = "s1"
+            for p in ["a", "b"]:
+                chunk = SessionMessageChunk(message_id="m1", content=TextContent(text=p), sender_session_id=me)
+            await conn.session_update(session_id="s1", update=chunk)
+        """,
+        "reported",
+    ),
+    one(
+        "helper-loop-var-mid",
+        V2
+        + """
+        def _c(mid, text, me):
+            return SessionMessageChunk(message_id=mid, content=TextContent(text=text), sender_session_id=me)
+
+        async def main(conn):
+            for mid in ["m1", "m2"]:
+                await conn.session_update(session_id="s1", update=_c(mid, "x", "s1"))
+        """,
+    ),
+    one(
+        "self-helper-method",
+        V2
+        + """
+        class A:
+            def _c(self, mid, me):
+                return SessionMessageChunk(message_id=mid, content=TextContent(text="x"), sender_session_id=me)
+        async def main(conn):
+            await conn.session_update(session_id="s1", update=A()._c("m1", "s1"))
+        """,
+        "reported",
+    ),
+    one(
+        "reassigned-after-build",
+        V2
+        + """
+        async def main(conn):
+            me = "s1"
+            chunk = SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id=me)
+            me = "s9"
+            await conn.session_update(session_id="s1", update=chunk)
+        """,
+        "reported",
+    ),
+    one(
+        "chained-send-result",
+        V2
+        + """
+        async def main(conn):
+            r = conn.send(SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id="s1"))
+            conn.log(r)
+        """,
+    ),
 ]
