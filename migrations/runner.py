@@ -196,7 +196,10 @@ HelperKey = tuple[str, str]  # (import root of the defining module, qualified na
 
 
 def _settle_helpers(
-    files: Sequence[Path], results: dict[Path, FileResult], options: Options, pool: _Pool
+    files: Sequence[Path],
+    results: dict[Path, FileResult],
+    options: Options | Mapping[Path, Options],
+    pool: _Pool,
 ) -> None:
     """Give the calls of helpers in other modules their upserts, and withdraw every
     helper rewrite that not all of its uses in the run can follow: one that a use
@@ -296,6 +299,17 @@ def _import_root(path: Path) -> Path:
     return resolved.parents[depth]
 
 
+def _options(options: Options | Mapping[Path, Options], path: Path) -> Options:
+    """The options of one file (the same for all, or per file)."""
+    return options if isinstance(options, Options) else options[path]
+
+
+def write_order(results: Sequence[FileResult]) -> list[FileResult]:
+    """The changed files in an order safe to write one after the other: every helper's
+    module after the modules whose calls of it got upserts (see `write_groups`)."""
+    return [result for group in write_groups(results) for result in group]
+
+
 def write_groups(results: Sequence[FileResult]) -> list[list[FileResult]]:
     """Changed files in the groups that must be written together: a helper's module and
     the modules whose calls of it got upserts. Within a group the callers come first
@@ -369,7 +383,7 @@ class _Pool:
     def map_each(
         self,
         items: Sequence[tuple[Path, bytes]],
-        options: Options,
+        options: Options | Mapping[Path, Options],
         helpers: Sequence[Mapping[str, HelperTemplate] | None],
         refused: Sequence[Mapping[str, str] | None],
         tick: Callable[[], None] | None = None,
@@ -378,7 +392,7 @@ class _Pool:
         if self.executor is None or len(items) < 2:
             out = []
             for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True):
-                out.append(_migrate_file(path, data, options, known, withdrawn))
+                out.append(_migrate_file(path, data, _options(options, path), known, withdrawn))
                 if tick:
                     tick()
             return out
@@ -386,7 +400,9 @@ class _Pool:
             (
                 path,
                 data,
-                self.executor.submit(_migrate_file, path, data, options, known, withdrawn),
+                self.executor.submit(
+                    _migrate_file, path, data, _options(options, path), known, withdrawn
+                ),
             )
             for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True)
         ]

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -331,20 +332,21 @@ class TestRepositoryRuns:
     ) -> None:
         files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
         root = tree(tmp_path, files)
-        from acp_schema.migrations import files as file_ops
+        from acp_schema.migrations import runner
 
-        real = file_ops.write_atomically
+        settle = runner._settle_helpers
 
-        def refuse_the_caller(path: Path, new: bytes, original: bytes) -> None:
-            if path.name == "use.py":
-                raise OSError("disk full")
-            real(path, new, original)
+        def then_edit_the_caller(*args: Any, **kwargs: Any) -> None:
+            settle(*args, **kwargs)
+            # Someone edits the caller while the run works: it must not be written.
+            with (root / "app" / "use.py").open("a") as caller:
+                caller.write("# edited meanwhile\n")
 
-        monkeypatch.setattr(file_ops, "write_atomically", refuse_the_caller)
+        monkeypatch.setattr(runner, "_settle_helpers", then_edit_the_caller)
         assert migrate(root) == 2
         # The helper keeps its IDs: nothing is lost, and --check still sees the work.
         assert (root / "app" / "helpers.py").read_text() == HELPERS
-        monkeypatch.setattr(file_ops, "write_atomically", real)
+        monkeypatch.setattr(runner, "_settle_helpers", settle)
         assert migrate("--check", root) == 1
         assert migrate(root) == 0
         assert migrate("--check", root) == 0
