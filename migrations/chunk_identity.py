@@ -21,7 +21,7 @@ import libcst as cst
 from . import chunk_builder, chunk_constructor, chunk_dict, chunk_import, chunk_read, rules
 from .candidates import Candidates, collect
 from .helper_calls import NEXT_STEP, call_source, kind_template, template_for
-from .plan import Failure, HelperTemplate, Plan, Source
+from .plan import Failure, HelperTemplate, Plan, Source, with_next_step
 from .planner import Placement, Planner
 from .syntax import code
 
@@ -56,7 +56,7 @@ def plan_module(planner: Planner) -> Plan:
         try:
             placement = _place(planner, source)
         except Failure as err:
-            planner.warn(source.node, source.rule, f"left unchanged: {err}")
+            planner.warn(source.node, source.rule, with_next_step(f"left unchanged: {err}"))
             continue
         if placement.returned_by is not None:
             entry = returned.setdefault(id(placement.returned_by), (placement.returned_by, []))
@@ -120,7 +120,10 @@ def _plan_helper(planner: Planner, function: cst.FunctionDef, placements: list[P
             planner.warn(
                 placement.source.node,
                 placement.source.rule,
-                f"left unchanged: the chunk is returned by `{name}`, and {err}",
+                with_next_step(
+                    f"left unchanged: the chunk is returned by `{name}`, and {err}",
+                    NEXT_STEP.format(name=name),
+                ),
             )
         return
     for placement in placements:
@@ -186,8 +189,11 @@ def _plan_kind_helpers(planner: Planner, found: Candidates) -> None:
             planner.warn(
                 node,
                 rules.DICT,
-                f"this payload's kind is the parameter `{kind.value}` and it carries "
-                f"participant IDs, which chunks ignore; not followed because {err}",
+                with_next_step(
+                    f"this payload's kind is the parameter `{kind.value}` and it carries "
+                    f"participant IDs, which chunks ignore; not followed because {err}",
+                    NEXT_STEP.format(name=function.name.value),
+                ),
             )
             continue
         planner.plan.exported.append(template)

@@ -109,6 +109,19 @@ class Failure(Exception):
     """A chunk that cannot be migrated where it is; the message says why, for a person."""
 
 
+GENERIC_STEP = (
+    "send a SessionMessage upsert with the participant IDs for its message_id before the "
+    "chunk is sent, then drop them from the chunk"
+)
+
+
+def with_next_step(message: str, step: str = GENERIC_STEP) -> str:
+    """`message` ending in what a person should do next (unless it already says)."""
+    if any(hint in message for hint in ("SessionMessage upsert", "bind it", "pass it")):
+        return message
+    return f"{message}; {step}"
+
+
 # --- applying a plan ---------------------------------------------------------------------
 
 
