@@ -113,6 +113,7 @@ class Planner:
         # Helpers of this module the run found a reason not to rewrite: name -> reason.
         self.refused: dict[str, str] = {}
         self._widened: set[int] = set()
+        self._nonlocals: dict[int, set[str]] = {}  # function id -> names nested code rebinds
 
     def near_chunks(self, node: cst.CSTNode) -> bool:
         """Whether the module imports the chunk class, or the code around `node` (its
@@ -536,7 +537,9 @@ class Planner:
         upsert_values = self._upsert_values(source)
         copied = [site.root] if site.root is not None else []
         hold = None
-        if not all(is_pure(v) for v in upsert_values):
+        if not self._in_loop(statement):
+            pass  # nothing to hoist out of
+        elif not all(is_pure(v) for v in upsert_values):
             hold = "the upsert computes a value with a call, which must run once per chunk"
         elif self._reads_shared_state([*upsert_values, *copied], skip=expr, at=statement):
             hold = "shared"
@@ -562,7 +565,11 @@ class Planner:
         rebinds (`nonlocal`). Plain locals only change by statements the loop shows."""
         function = self.facts.function_of(at)
         scope = self.facts.scope(at)
-        rebound = _nonlocal_names(function) if function is not None else set()
+        rebound: set[str] = set()
+        if function is not None:
+            if id(function) not in self._nonlocals:
+                self._nonlocals[id(function)] = _nonlocal_names(function)
+            rebound = self._nonlocals[id(function)]
         finder = _SharedReads(skip)
         for value in values:
             value.visit(finder)
@@ -575,6 +582,14 @@ class Planner:
                 return True  # a global (or builtin): any call may rebind it
             if name in rebound:
                 return True
+        return False
+
+    def _in_loop(self, node: cst.CSTNode) -> bool:
+        for current in self.facts.ancestors(node):
+            if isinstance(current, cst.For | cst.While):
+                return True
+            if isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                return False
         return False
 
     def _loop_calls_others(self, loop: cst.CSTNode, callees: set[str]) -> str | None:
