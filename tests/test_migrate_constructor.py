@@ -892,3 +892,118 @@ class TestLoopReports(MigrationTest):
                 yield SessionMessageChunk(message_id=b, content=block)
             """,
         )
+
+
+class TestOnlyProvenSends(MigrationTest):
+    """Issue 11: what is not provably a send of the chunk is left exactly as it was."""
+
+    def test_a_store_is_not_a_send(self) -> None:
+        [finding] = self.unchanged(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def keep(outbox, key, mid, me):
+                outbox.set(key, SessionMessageChunk(message_id=mid, content=block, sender_session_id=me))
+            """,
+            warnings=[(C, 4)],
+        )
+        assert "`outbox.set(...)` is not known to send" in finding.message
+
+    def test_wrapped_and_assigned_is_not_sent_here(self) -> None:
+        [finding] = self.unchanged(
+            """
+            from acp_schema.v2 import SessionMessageChunk, UpdateSessionNotification
+
+            async def send(conn, sid, mid, me):
+                note = UpdateSessionNotification(session_id=sid, update=SessionMessageChunk(message_id=mid, content=block, sender_session_id=me))
+                await conn.notify(note)
+            """,
+            warnings=[(C, 4)],
+        )
+        assert "wrapped by `UpdateSessionNotification(...)` and assigned" in finding.message
+
+    def test_other_elements_of_a_batch_are_not_sent_twice(self) -> None:
+        self.unchanged(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            async def send(conn, sid, first, mid, me):
+                await conn.send_batch(sid, [first, SessionMessageChunk(message_id=mid, content=block, sender_session_id=me)])
+            """,
+            warnings=[(C, 4)],
+        )
+
+    def test_a_computed_message_id_is_not_copied(self) -> None:
+        [finding] = self.unchanged(
+            """
+            from uuid import uuid4
+            from acp_schema.v2 import SessionMessageChunk
+
+            def send(out, me):
+                out.send(SessionMessageChunk(message_id=str(uuid4()), content=block, sender_session_id=me))
+            """,
+            warnings=[(C, 5)],
+        )
+        assert "bind it to a name first" in finding.message
+
+    def test_a_yielded_json_line_gets_a_json_upsert(self) -> None:
+        self.migrate(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def lines(mid, me, parts):
+                for part in parts:
+                    yield SessionMessageChunk(message_id=mid, content=part, sender_session_id=me).model_dump_json()
+            """,
+            """
+            from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+            def lines(mid, me, parts):
+                yield SessionMessage(message_id=mid, sender_session_id=me).model_dump_json()
+                for part in parts:
+                    yield SessionMessageChunk(message_id=mid, content=part).model_dump_json()
+            """,
+        )
+
+    def test_the_loop_variable_as_receiver_keeps_the_upsert_in_the_loop(self) -> None:
+        findings = self.migrate(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            async def fan_out(peers, sid, mid, me):
+                for peer in peers:
+                    await peer.session_update(session_id=sid, update=SessionMessageChunk(message_id=mid, content=block, sender_session_id=me))
+            """,
+            """
+            from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+            async def fan_out(peers, sid, mid, me):
+                for peer in peers:
+                    await peer.session_update(session_id=sid, update=SessionMessage(message_id=mid, sender_session_id=me))
+                    await peer.session_update(session_id=sid, update=SessionMessageChunk(message_id=mid, content=block))
+            """,
+            warnings=[(C, 5)],
+        )
+        assert "`peer.session_update` changes inside the loop" in findings[0].message
+
+    def test_a_call_in_the_loop_may_change_a_global_message_id(self) -> None:
+        self.migrate(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def stream(out, me, parts):
+                for part in parts:
+                    advance()
+                    out.send(SessionMessageChunk(message_id=STATE["mid"], content=part, sender_session_id=me))
+            """,
+            """
+            from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+            def stream(out, me, parts):
+                for part in parts:
+                    advance()
+                    out.send(SessionMessage(message_id=STATE["mid"], sender_session_id=me))
+                    out.send(SessionMessageChunk(message_id=STATE["mid"], content=part))
+            """,
+            warnings=[(C, 6)],
+        )
