@@ -118,7 +118,7 @@ def migrate_command(args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     from .files import FileChangedError, discover, write_atomically
-    from .runner import Options, run
+    from .runner import Options, run, write_groups
 
     paths = [Path(p) for p in args.paths]
     config = _load_config(paths)
@@ -150,17 +150,25 @@ def migrate_command(args: argparse.Namespace) -> int:
 
     writing = not (args.diff or args.check)
     for result in results:
-        if result.status != "changed" or result.new is None:
-            continue
-        if args.diff:
+        if args.diff and result.status == "changed" and result.new is not None:
             sys.stdout.write(_diff(result))
-        if writing:
+    # A helper's module and its callers' modules form one change: callers first, the
+    # helper last, and nothing more of the group once a write fails (see write_groups).
+    for group in write_groups(results) if writing else []:
+        failed: Path | None = None
+        for result in group:
+            assert result.new is not None
+            if failed is not None:
+                result.status = "failed"
+                result.error = f"not written: {failed} of the same helper change was not written"
+                continue
             try:
                 write_atomically(result.path, result.new, result.original)
                 result.written = True
             except (FileChangedError, OSError) as err:
                 result.status = "failed"
                 result.error = f"not written: {err}"
+                failed = result.path
 
     show_changes = not (args.quiet or args.diff)
     for result in results:

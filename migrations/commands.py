@@ -44,8 +44,10 @@ class MigrationCommand(CodemodCommand):
         rules: Iterable[str] | None = None,
         helpers: Mapping[str, HelperTemplate] | None = None,
         repository_wide: bool = False,
+        refused: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(context)
+        self.refused = dict(refused or {})
         self.repository_wide = repository_wide
         self.bindings = Bindings.with_extra(bindings or ())
         self.selected = self.RULES if rules is None else frozenset(rules) & self.RULES
@@ -53,6 +55,8 @@ class MigrationCommand(CodemodCommand):
         self.helpers = dict(helpers or {})
         self.findings: list[Finding] = []
         self.exported_helpers: list[HelperTemplate] = []
+        self.called_helpers: set[str] = set()
+        self.blocked_helpers: dict[str, str] = {}
 
     @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:
@@ -81,9 +85,12 @@ class MigrationCommand(CodemodCommand):
             facts, self.selected, helpers=self.helpers, todo_comments=self.todo_comments
         )
         planner.repository_wide = self.repository_wide
+        planner.refused = self.refused
         plan = chunk_identity.plan_module(planner)
         self.findings = sorted(plan.findings)
         self.exported_helpers = plan.exported
+        self.called_helpers = plan.called
+        self.blocked_helpers = plan.blocked
         for finding in self.findings:
             if finding.kind == "warning":
                 self.warn(f"{finding.line}:{finding.column}: {finding.rule}: {finding.message}")
