@@ -227,6 +227,14 @@ def _drop_property_defaults(schema: JSON) -> None:
                 del sub["default"]
 
 
+def _constrained_array(variant: JSON) -> bool:
+    """An array variant with constraints (`minItems`, ...): the generator gives it an alias
+    of its own, which would be numbered; a plain `list[X]` stays inline."""
+    return variant.get("type") == "array" and bool(
+        set(variant) - {"title", "description", "type", "items"}
+    )
+
+
 def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
@@ -267,6 +275,7 @@ class _Prepass:
         if name in self.defs:
             raise NamingError(f"the naming rule gives two definitions the name {name!r}")
         self.defs[name] = body
+        self.ref_counts[name] = 1  # made for the one place it replaces
         self.visit_def(name)
         return {"$ref": f"#/$defs/{name}"}
 
@@ -511,7 +520,10 @@ class _Prepass:
             if base is not None:
                 node[key][index] = {"$ref": f"#/$defs/{base}"}
             elif isinstance(variant.get("title"), str) and (
-                variant.get("type") == "object" or "allOf" in variant or "properties" in variant
+                variant.get("type") == "object"
+                or "allOf" in variant
+                or "properties" in variant
+                or _constrained_array(variant)
             ):
                 body = {k: v for k, v in variant.items() if k != "title"}
                 node[key][index] = self.add_def(name + pascal(variant["title"]), body)

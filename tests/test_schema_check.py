@@ -562,8 +562,7 @@ def test_load_schema_raises_with_every_problem_one_per_line(tmp_path: Path) -> N
         load_schema(path)
     assert not caught.value.unusable
     assert str(caught.value).splitlines() == [
-        f"{path}: #/$defs/OpenRequest: x-method without x-side: say which side handles the "
-        "method",
+        f"{path}: #/$defs/OpenRequest: x-method without x-side: say which side handles the method",
         f"{path}: #/$defs/Square/properties/side: $ref '#/$defs/Nope' does not resolve: "
         "there is no 'Nope' in #/$defs",
     ]
