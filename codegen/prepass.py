@@ -170,6 +170,8 @@ def _drop_switched_off(schema: JSON) -> None:
 
 
 def _rewrite_refs(node: Any, renamed: dict[tuple[str, str], str]) -> None:
+    """Every ref to a definition in one spelling, `#/$defs/<ClassName>` (also when the
+    original spelt it with percent or `~` escapes)."""
     if isinstance(node, dict):
         target = ref_target(node.get("$ref"))
         if target is not None and target in renamed:
@@ -196,12 +198,10 @@ def _normalise_definitions(schema: JSON) -> None:
             if new in merged:
                 raise NamingError(f"definitions {name!r} and another both become class {new!r}")
             merged[new] = body
-            if (key, name) != ("$defs", new):
-                renamed[(key, name)] = new
+            renamed[(key, name)] = new
     schema.pop("definitions", None)
     schema["$defs"] = merged  # in place of the old `$defs`, when there was one
-    if renamed:
-        _rewrite_refs(schema, renamed)
+    _rewrite_refs(schema, renamed)
 
 
 def _params_variants(params: Any) -> list[str]:
