@@ -177,4 +177,16 @@ def _generate(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE if err.unusable else EXIT_PROBLEMS
     for (schema, out), files in zip(jobs, written, strict=True):
         print(f"{schema} -> {out} ({len(files)} files)")
+    _print_warnings([schema for schema, _ in jobs])
     return EXIT_OK
+
+
+def _print_warnings(paths: list[Path]) -> None:
+    """What the bindings carried through without understanding (never a failure)."""
+    from .schema_check import check_schema_document, parse_schema_file
+
+    for path in paths:
+        doc, _ = parse_schema_file(path)
+        for problem in check_schema_document(doc, meta_schema=False, warnings=True):
+            if problem.warning:
+                print(f"{path}: {problem}", file=sys.stderr)

@@ -41,9 +41,22 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 
 from .class_names import colliding
 from .method_roles import definitions, read_method_roles
-from .schema_walk import escape, iter_subschemas
+from .schema_walk import (
+    SUBSCHEMA_KEYWORDS,
+    SUBSCHEMA_LIST_KEYWORDS,
+    SUBSCHEMA_MAP_KEYWORDS,
+    escape,
+    iter_subschemas,
+)
 
-__all__ = ["escape", "iter_subschemas"]  # re-exported: callers import them from here
+# Re-exported: other modules import the walking helpers from here.
+__all__ = [
+    "SUBSCHEMA_KEYWORDS",
+    "SUBSCHEMA_LIST_KEYWORDS",
+    "SUBSCHEMA_MAP_KEYWORDS",
+    "escape",
+    "iter_subschemas",
+]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
