@@ -299,7 +299,8 @@ def render(schema_path: Path) -> list[GeneratedFile]:
     }
     missing = sorted(set(classes.values()) - defined)
     if missing:  # the generator named a class otherwise than the class-name rule says
-        raise RuntimeError(f"the generated module lacks {', '.join(missing)}")
+        message = f"datamodel-codegen did not emit the classes {', '.join(missing)} by name"
+        raise SchemaError(schema_path, [Problem("", f"cannot be generated: {message}")])
     methods = ruff_format(_methods_module(roles, file_header, classes), "methods.py")
     return [
         GeneratedFile("__init__.py", seal(models)),

@@ -138,6 +138,10 @@ raw = ('{{"mail":"not an address","uid":"A0B1C2D3-0000-0000-0000-00000000000F",'
 contact = Contact.model_validate_json(raw)
 assert json.loads(contact.model_dump_json()) == json.loads(raw)
 assert type(contact.mail) is str and type(contact.uid) is str
+# skip-invalid-items is switched off (false): a bad item is not dropped, the whole value is
+# malformed, and default-on-error (true) leaves the field out.
+mixed = Contact.model_validate_json('{{"tags":["a",1]}}')
+assert "tags" not in mixed.model_fields_set
 """
     done = run_python(tmp_path, code)
     assert done.returncode == 0, done.stderr
