@@ -159,9 +159,12 @@ def _builder_source(field_name: str, wire_name: str, annotation: cst.BaseExpress
 
 
 class _Finisher(cst.CSTTransformer):
-    def __init__(self, plan: PostpassPlan) -> None:
+    def __init__(
+        self, plan: PostpassPlan, field_names: Mapping[str, Mapping[str, str]] | None = None
+    ) -> None:
         super().__init__()
         self.plan = plan
+        self.field_names = field_names or {}
         self.class_stack: list[str] = []
         self.fields: list[list[tuple[str, str, cst.BaseExpression]]] = []
 
@@ -294,6 +297,15 @@ class _Finisher(cst.CSTTransformer):
             )
         )
 
+    def _tag_field(self, union: TaggedUnion) -> str:
+        """The Python name of the tag field, as the generator named it in the variants (its
+        snake_case of a wire name that is not an identifier may differ from ours)."""
+        for variant in union.variants.values():
+            name = self.field_names.get(variant, {}).get(union.tag_property)
+            if name is not None:
+                return name
+        return union.tag_field
+
     def _union_type(self, union: TaggedUnion, old: cst.BaseExpression) -> cst.BaseExpression:
         """`Annotated[A | B | Other, TagDispatch(...)]`: the plain union for type checkers,
         the dispatch for pydantic; other metadata (the description) is kept."""
@@ -308,7 +320,7 @@ class _Finisher(cst.CSTTransformer):
         table = ", ".join(f"{_quoted(tag)}: {name}" for tag, name in union.variants.items())
         other = f", other={union.other}" if union.other else ""
         dispatch = (
-            f"TagDispatch({_quoted(union.tag_property)}, {_quoted(union.tag_field)}, "
+            f"TagDispatch({_quoted(union.tag_property)}, {_quoted(self._tag_field(union))}, "
             f"{{{table}}}{other})"
         )
         return cst.parse_expression(
@@ -316,6 +328,32 @@ class _Finisher(cst.CSTTransformer):
         )
 
 
+def _field_names(module: cst.Module) -> dict[str, dict[str, str]]:
+    """Class -> wire name -> Python field name, as the generator wrote them (its own
+    mangling of wire names that are not identifiers; `alias=` holds the wire name)."""
+    out: dict[str, dict[str, str]] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.ClassDef):
+            continue
+        names = out.setdefault(statement.name.value, {})
+        for line in statement.body.body:
+            if not isinstance(line, cst.SimpleStatementLine):
+                continue
+            for small in line.body:
+                if not (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)):
+                    continue
+                wire = small.target.value
+                for part in (_annotated_parts(small.annotation.annotation) or [])[1:]:
+                    value = part.slice.value if isinstance(part.slice, cst.Index) else None
+                    if isinstance(value, cst.Call) and _is_field_call(value):
+                        for arg in value.args:
+                            if arg.keyword is not None and arg.keyword.value == "alias":
+                                wire = _string_value(arg.value) or wire
+                names[wire] = small.target.value
+    return out
+
+
 def finish_module(source: str, plan: PostpassPlan) -> str:
     """Apply the post-pass to one generated module's source."""
-    return cst.parse_module(source).visit(_Finisher(plan)).code
+    module = cst.parse_module(source)
+    return module.visit(_Finisher(plan, _field_names(module))).code

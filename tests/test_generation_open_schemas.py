@@ -195,6 +195,13 @@ def test_schema_text_never_becomes_code(tmp_path: Path) -> None:
             for i, text in enumerate(texts)
         ]
     }
+    odd = 'kind-"x\\'  # a tag property that is no identifier: the generator renames the field
+    defs["OddTag"] = {
+        "oneOf": [
+            {"type": "object", "properties": {odd: {"const": c}}, "required": [odd]}
+            for c in ("first_kind", "second_kind")
+        ]
+    }
     defs["Requests"] = envelope("request", requests)
     defs["Responses"] = envelope("response", results)
     defs["Notes"] = envelope("notification", notes)
@@ -211,6 +218,11 @@ print(json.dumps(sorted([m.name, m.side, m.is_notification] for m in METHODS)))
 tagged = TypeAdapter(v9.Tagged)
 tags = {[f"tag{i}{t}" for i, t in enumerate(texts)]!r}
 print(json.dumps([tagged.validate_python({{"kind": t}}).kind for t in tags]))
+odd = TypeAdapter(v9.OddTag)
+wire = odd.validate_json(json.dumps({{{odd!r}: "second_kind"}}))
+assert type(wire).__name__ == "SecondKind", wire
+field = [n for n, f in type(wire).model_fields.items() if f.alias == {odd!r}][0]
+assert type(odd.validate_python({{field: "first_kind"}})).__name__ == "FirstKind"
 """
     done = run_python(tmp_path, code)
     assert done.returncode == 0, done.stderr
