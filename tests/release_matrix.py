@@ -124,7 +124,7 @@ def run(cells: list[Cell], workdir: Path) -> Matrix:
     finally:
         sys.path.remove(str(workdir))
     packages = sorted({c.package for c in cells if not c.problems})
-    failures = _mypy(workdir, packages)
+    failures = mypy_strict(workdir, packages)
     matrix.mypy_clean = len([p for p in packages if p not in failures])
     for cell in cells:
         if cell.package in failures:
@@ -170,7 +170,7 @@ def _decode_all(cell: Cell) -> tuple[int, list[str]]:
     return decoded, problems
 
 
-def _mypy(workdir: Path, packages: list[str]) -> dict[str, str]:
+def mypy_strict(workdir: Path, packages: list[str]) -> dict[str, str]:
     """`mypy --strict` once over all packages; package -> first error line of those failing.
 
     The hand-written runtime the bindings import is copied beside them, as mypy cannot
