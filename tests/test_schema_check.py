@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO.parent / "shared" / "reference"
 REFERENCE_SCHEMAS = [
     f"{release}/{version}/schema.unstable.json"
-    for release in ("acp-sdk-2.0.0", "acp-sdk-2.1.0")
+    for release in ("acp-sdk-2.0.0", "acp-sdk-2.1.0", "acp-sdk-2.4.0")
     for version in ("v1", "v2")
 ]
 BUNDLED = REPO / "codegen" / "schema"
