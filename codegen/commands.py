@@ -132,6 +132,8 @@ def _upstream_source(args: argparse.Namespace) -> int | None:
         return _generate_usage("give --schema or --upstream, not both")
     if len(args.versions) != 1 or args.versions[0] not in VERSIONS:
         return _generate_usage("with --upstream give one protocol version: v1 or v2")
+    if args.out is None:
+        return _generate_usage("--upstream needs --out DIR (the package directory to write)")
     try:
         args.schema = upstream_schema(
             args.upstream, args.versions[0], cache_dir=args.cache_dir, stable=args.stable

@@ -285,7 +285,7 @@ def test_generate_from_upstream(
         (["v1", "v2"], "with --upstream give one protocol version: v1 or v2"),
         ([], "with --upstream give one protocol version: v1 or v2"),
         (["v1", "--schema", "x.json"], "give --schema or --upstream, not both"),
-        (["v1"], "--schema and --out go together"),
+        (["v1"], "--upstream needs --out DIR"),
     ],
 )
 def test_generate_upstream_usage_errors_exit_2(
