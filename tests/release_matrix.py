@@ -1,10 +1,11 @@
 """The release matrix: every published `@agentclientprotocol/sdk` schema, generated and used.
 
 For each release, protocol (v1, v2) and flavour (`schema.json`, `schema.unstable.json`):
-`schema check` finds no problem (warnings allowed), the bindings generate, import, decode a
-request, notification or response of every method in the method table (built from minimal
-valid instances of the schema's own definitions, round-tripped to the same JSON), and
-`mypy --strict` passes, run once over all generated packages. Identical files (same sha256)
+`schema check` finds no problem (warnings allowed), the bindings generate without numbered
+classes (`StateUpdate1`, ...), import, decode a request, notification or response of every
+method in the method table (built from minimal valid instances of the schema's own
+definitions, round-tripped to the same JSON), and `mypy --strict` passes, run once over all
+generated packages. Identical files (same sha256)
 are generated once.
 
     python -m tests.release_matrix      # prints one line per schema and the summary
@@ -15,6 +16,7 @@ The schemas come from the npm-backed cache (`acp_schema.codegen.upstream`, fetch
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import json
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import acp_schema
+from acp_schema.codegen.class_names import class_name
 from acp_schema.codegen.generate import generate_many
 from acp_schema.codegen.method_roles import read_method_roles
 from acp_schema.codegen.schema_check import check_schema_file
@@ -119,6 +122,9 @@ def run(cells: list[Cell], workdir: Path) -> Matrix:
         for same in by_digest.values():
             if not same[0].problems:
                 decoded, problems = _decode_all(same[0])
+                numbered = numbered_names(same[0], workdir)
+                if numbered:
+                    problems.append(f"numbered classes: {', '.join(numbered)}")
                 for cell in same:
                     cell.decoded, cell.problems = decoded, cell.problems + problems
     finally:
@@ -131,6 +137,21 @@ def run(cells: list[Cell], workdir: Path) -> Matrix:
             cell.problems.append(f"mypy --strict: {failures[cell.package]}")
     matrix.seconds = time.monotonic() - started
     return matrix
+
+
+def numbered_names(cell: Cell, workdir: Path) -> list[str]:
+    """Top-level names of the bindings that end in a digit and are no definition of the
+    schema: the generator's numbered classes, which the pre-pass exists to prevent."""
+    doc = json.loads(cell.path.read_text(encoding="utf-8"))
+    declared = {class_name(n) for key in ("$defs", "definitions") for n in doc.get(key, {})}
+    source = (workdir / cell.package / cell.protocol / "__init__.py").read_text(encoding="utf-8")
+    names = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return sorted(n for n in names if n[-1].isdigit() and n not in declared)
 
 
 def _decode_all(cell: Cell) -> tuple[int, list[str]]:
