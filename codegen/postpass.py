@@ -44,6 +44,14 @@ def _string_value(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _quoted(text: str) -> str:
+    """A string from the schema as a Python literal: `repr` escapes quotes, backslashes,
+    newlines and NULs, so schema text is never read as code. Double quotes where that
+    needs no escaping, as ruff would write it."""
+    plain = text.isprintable() and '"' not in text and "\\" not in text
+    return f'"{text}"' if plain else repr(text)
+
+
 def _is_field_call(node: cst.BaseExpression) -> bool:
     return m.matches(node, m.Call(func=m.Name("Field")))
 
@@ -137,18 +145,26 @@ def _is_literal(annotation: cst.BaseExpression) -> bool:
 
 
 def _builder_source(field_name: str, wire_name: str, annotation: cst.BaseExpression) -> str:
+    # `field_name` is an identifier the generator made; `wire_name` is schema text, so it
+    # only ever appears inside a literal made by `repr` (docstring included).
     value_type = cst.Module([]).code_for_node(_bare_type(annotation))
+    doc = f"Return a copy with `{wire_name}` set to `value`."
+    quoted = _quoted(doc)
+    docstring = f'"""{doc}"""' if quoted == f'"{doc}"' else quoted  # plain text: as before
     return (
         f"def with_{field_name}(self, value: {value_type}) -> Self:\n"
-        f'    """Return a copy with `{wire_name}` set to `value`."""\n'
-        f'    return self.model_copy(update={{"{field_name}": value}})\n'
+        f"    {docstring}\n"
+        f"    return self.model_copy(update={{{field_name!r}: value}})\n"
     )
 
 
 class _Finisher(cst.CSTTransformer):
-    def __init__(self, plan: PostpassPlan) -> None:
+    def __init__(
+        self, plan: PostpassPlan, field_names: Mapping[str, Mapping[str, str]] | None = None
+    ) -> None:
         super().__init__()
         self.plan = plan
+        self.field_names = field_names or {}
         self.class_stack: list[str] = []
         self.fields: list[list[tuple[str, str, cst.BaseExpression]]] = []
 
@@ -205,8 +221,8 @@ class _Finisher(cst.CSTTransformer):
         added: list[str] = []
         ignored = self.plan.ignored_keys.get(name)
         if ignored:
-            keys = ", ".join(f'"{k}"' for k in sorted(ignored))
-            names = ", ".join(f'"{camel_to_snake(k)}"' for k in sorted(ignored))
+            keys = ", ".join(_quoted(k) for k in sorted(ignored))
+            names = ", ".join(_quoted(camel_to_snake(k)) for k in sorted(ignored))
             added.append(f"__acp_ignored_keys__ = frozenset({{{keys}}})\n")
             added.append(f"__acp_removed_names__ = frozenset({{{names}}})\n")
             added.append(
@@ -281,6 +297,15 @@ class _Finisher(cst.CSTTransformer):
             )
         )
 
+    def _tag_field(self, union: TaggedUnion) -> str:
+        """The Python name of the tag field, as the generator named it in the variants (its
+        snake_case of a wire name that is not an identifier may differ from ours)."""
+        for variant in union.variants.values():
+            name = self.field_names.get(variant, {}).get(union.tag_property)
+            if name is not None:
+                return name
+        return union.tag_field
+
     def _union_type(self, union: TaggedUnion, old: cst.BaseExpression) -> cst.BaseExpression:
         """`Annotated[A | B | Other, TagDispatch(...)]`: the plain union for type checkers,
         the dispatch for pydantic; other metadata (the description) is kept."""
@@ -292,14 +317,43 @@ class _Finisher(cst.CSTTransformer):
         members = [*dict.fromkeys(union.variants.values())]
         if union.other:
             members.append(union.other)
-        table = ", ".join(f'"{tag}": {name}' for tag, name in union.variants.items())
+        table = ", ".join(f"{_quoted(tag)}: {name}" for tag, name in union.variants.items())
         other = f", other={union.other}" if union.other else ""
-        dispatch = f'TagDispatch("{union.tag_property}", "{union.tag_field}", {{{table}}}{other})'
+        dispatch = (
+            f"TagDispatch({_quoted(union.tag_property)}, {_quoted(self._tag_field(union))}, "
+            f"{{{table}}}{other})"
+        )
         return cst.parse_expression(
             f"Annotated[{' | '.join(members)}, {', '.join([dispatch, *kept])}]"
         )
 
 
+def _field_names(module: cst.Module) -> dict[str, dict[str, str]]:
+    """Class -> wire name -> Python field name, as the generator wrote them (its own
+    mangling of wire names that are not identifiers; `alias=` holds the wire name)."""
+    out: dict[str, dict[str, str]] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.ClassDef):
+            continue
+        names = out.setdefault(statement.name.value, {})
+        for line in statement.body.body:
+            if not isinstance(line, cst.SimpleStatementLine):
+                continue
+            for small in line.body:
+                if not (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)):
+                    continue
+                wire = small.target.value
+                for part in (_annotated_parts(small.annotation.annotation) or [])[1:]:
+                    value = part.slice.value if isinstance(part.slice, cst.Index) else None
+                    if isinstance(value, cst.Call) and _is_field_call(value):
+                        for arg in value.args:
+                            if arg.keyword is not None and arg.keyword.value == "alias":
+                                wire = _string_value(arg.value) or wire
+                names[wire] = small.target.value
+    return out
+
+
 def finish_module(source: str, plan: PostpassPlan) -> str:
     """Apply the post-pass to one generated module's source."""
-    return cst.parse_module(source).visit(_Finisher(plan)).code
+    module = cst.parse_module(source)
+    return module.visit(_Finisher(plan, _field_names(module))).code
