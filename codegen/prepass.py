@@ -35,7 +35,9 @@ from typing import Any
 
 from datamodel_code_generator.util import camel_to_snake
 
-from .schema_check import iter_subschemas
+from .class_names import class_name, pascal
+from .method_roles import DEFINITION_KEYS, ref_target
+from .schema_walk import iter_subschemas
 
 JSON = dict[str, Any]
 
@@ -63,12 +65,6 @@ class TaggedUnion:
 class PrepassResult:
     schema: JSON
     unions: dict[str, TaggedUnion]
-
-
-def pascal(text: str) -> str:
-    """`agent_message_chunk` -> `AgentMessageChunk`; `session/update` -> `SessionUpdate`."""
-    parts = [p for p in re.split(r"[^0-9A-Za-z]+", text) if p]
-    return "".join(p[:1].upper() + p[1:] for p in parts)
 
 
 def _variant_tag(variant: Any) -> tuple[str, str] | None:
@@ -133,16 +129,79 @@ def _plain_ref(variant: Any) -> str | None:
     return _sole_ref(variant, {"title", "description"})
 
 
-# String formats the bindings keep as plain `str`: pydantic's AnyUrl and datetime types
-# normalise values (`http://a` comes back as `http://a/`), so a decoded message would not
-# encode to the JSON it came from, and parsing them is slow.
-TEXT_FORMATS = frozenset({"uri", "date-time", "regex"})
+# Every string `format` stays plain `str`. The types pydantic has for them rewrite values
+# (AnyUrl: `http://a` comes back as `http://a/`; UUID, datetime: normalised on re-encode)
+# or need extra packages (email: email-validator), so a decoded message would not encode to
+# the JSON it came from; none validates a string exactly and gives it back unchanged. Only
+# the formats of numbers (`int64`, `uint16`, `double`, ...) reach the generator: they keep
+# int and float.
+NUMBER_TYPES = frozenset({"integer", "number", "null"})
+# The string formats ACP schemas have used, for the diff's notes (every string format is
+# kept as str, these are just the ones seen so far).
+TEXT_FORMATS = frozenset({"uri", "date-time", "regex", "email", "uuid", "date", "time"})
+
+
+def keeps_format(node: JSON) -> bool:
+    """Whether the generator sees this node's `format`: only on a number-only schema."""
+    kind = node.get("type")
+    kinds = set(kind) if isinstance(kind, list) else {kind}
+    return bool(kinds) and kinds <= NUMBER_TYPES and kinds != {"null"}
 
 
 def _drop_text_formats(schema: JSON) -> None:
     for _, node in list(iter_subschemas(schema)):
-        if isinstance(node.get("format"), str) and node["format"] in TEXT_FORMATS:
+        if "format" in node and not keeps_format(node):
             del node["format"]
+
+
+# Decoding keywords the post-pass turns into markers; `false` means off, as if absent.
+_DECODING_KEYWORDS = (
+    "x-deserialize-default-on-error",
+    "x-deserialize-skip-invalid-items",
+    "x-deserialize-default-on-null",
+)
+
+
+def _drop_switched_off(schema: JSON) -> None:
+    for _, node in list(iter_subschemas(schema)):
+        for key in _DECODING_KEYWORDS:
+            if node.get(key) is False:
+                del node[key]
+
+
+def _rewrite_refs(node: Any, renamed: dict[tuple[str, str], str]) -> None:
+    if isinstance(node, dict):
+        target = ref_target(node.get("$ref"))
+        if target is not None and target in renamed:
+            node["$ref"] = f"#/$defs/{renamed[target]}"
+        for value in node.values():
+            _rewrite_refs(value, renamed)
+    elif isinstance(node, list):
+        for value in node:
+            _rewrite_refs(value, renamed)
+
+
+def _normalise_definitions(schema: JSON) -> None:
+    """Every definition under `$defs`, named by its class name (`class_names.class_name`):
+    root `definitions` move there, names that are no plain class name are mangled, and
+    every `$ref` follows. The checks have made sure no two definitions meet."""
+    merged: JSON = {}
+    renamed: dict[tuple[str, str], str] = {}
+    for key in DEFINITION_KEYS:
+        container = schema.get(key)
+        if not isinstance(container, dict):
+            continue
+        for name, body in container.items():
+            new = class_name(name)
+            if new in merged:
+                raise NamingError(f"definitions {name!r} and another both become class {new!r}")
+            merged[new] = body
+            if (key, name) != ("$defs", new):
+                renamed[(key, name)] = new
+    schema.pop("definitions", None)
+    schema["$defs"] = merged  # in place of the old `$defs`, when there was one
+    if renamed:
+        _rewrite_refs(schema, renamed)
 
 
 def _params_variants(params: Any) -> list[str]:
@@ -197,7 +256,8 @@ def _sole_ref(variant: JSON, ignore: set[str]) -> str | None:
 class _Prepass:
     def __init__(self, schema: JSON) -> None:
         self.schema = copy.deepcopy(schema)
-        self.defs: JSON = self.schema.setdefault("$defs", {})
+        _normalise_definitions(self.schema)
+        self.defs: JSON = self.schema["$defs"]
         self.unions: dict[str, TaggedUnion] = {}
         self.ref_counts: dict[str, int] = {}
         self.visited: set[str] = set()
@@ -212,6 +272,7 @@ class _Prepass:
 
     def run(self) -> PrepassResult:
         _drop_text_formats(self.schema)
+        _drop_switched_off(self.schema)
         _drop_property_defaults(self.schema)
         for name in list(self.defs):
             self.dispatch_by_method(name)

@@ -8,8 +8,12 @@ Checks, in addition to JSON well-formedness:
 
 * the document is a valid Draft 2020-12 schema (jsonschema's meta-schema validation);
 * every ``$ref`` is local (``#...``) and resolves to a schema in the document;
-* ``x-`` extension keywords are known and well typed, ``x-method`` and ``x-side``
-  come in pairs, and no union offers the same method twice;
+* the ``x-`` keywords the generator reads are well typed (``x-deserialize-*`` booleans,
+  ``x-method`` and ``x-side`` non-empty strings, in pairs) and no union offers the same
+  method twice; an ``x-`` keyword or value it does not know is a *warning*: carried
+  through, never a refusal (see ``Problem.warning``);
+* definitions sit in ``$defs`` or in a root ``definitions`` (not both with one name), and
+  each definition name gives a class name of its own (see ``prepass.class_names``);
 * tagged unions (``anyOf``/``oneOf`` of objects carrying a ``const`` string tag) have
   distinct tags, and a ``discriminator.propertyName`` is defined and required by every
   variant;
@@ -35,56 +39,39 @@ from urllib.parse import unquote
 # if types-jsonschema gets installed later.
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
+from .class_names import colliding
+from .method_roles import definitions, read_method_roles
+from .schema_walk import escape, iter_subschemas
+
+__all__ = ["escape", "iter_subschemas"]  # re-exported: callers import them from here
+
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
-# Where subschemas live. Everything else in a schema is a keyword whose value is data
-# (const, enum, default, examples, x-...), so keys found there are never keywords.
-SUBSCHEMA_MAP_KEYWORDS = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-)
-SUBSCHEMA_KEYWORDS = frozenset(
-    {
-        "items",
-        "not",
-        "if",
-        "then",
-        "else",
-        "additionalProperties",
-        "unevaluatedProperties",
-        "propertyNames",
-        "contains",
-        "unevaluatedItems",
-        "contentSchema",
-    }
-)
-SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 
-SIDES = ("agent", "client", "protocol")
+# The sides ACP schemas have used so far. Any other non-empty string is accepted too (the
+# generated `Side` type lists the sides a schema uses); a new one is only worth a warning.
+KNOWN_SIDES = ("agent", "client", "protocol", "proxy")
 
 
-def _is_true(value: object) -> bool:
-    return value is True
-
-
-def _is_method(value: object) -> bool:
+def _is_name(value: object) -> bool:
     return isinstance(value, str) and value != ""
-
-
-def _is_side(value: object) -> bool:
-    return isinstance(value, str) and value in SIDES
 
 
 def _is_bool(value: object) -> bool:
     return isinstance(value, bool)
 
 
-# Known extension keywords: a predicate on the value and how to describe what it wants.
+# Extension keywords the generator reads: a predicate on the value and how to describe what
+# it wants. A bad value here would give wrong bindings, so it is an error.
 X_KEYWORDS: dict[str, tuple[Callable[[object], bool], str]] = {
-    "x-deserialize-default-on-error": (_is_true, "true"),
-    "x-deserialize-skip-invalid-items": (_is_true, "true"),
-    "x-deserialize-default-on-null": (_is_true, "true"),
-    "x-method": (_is_method, "a non-empty string"),
-    "x-side": (_is_side, "one of " + ", ".join(repr(s) for s in SIDES)),
+    "x-deserialize-default-on-error": (_is_bool, "a boolean (true: on, false: off)"),
+    "x-deserialize-skip-invalid-items": (_is_bool, "a boolean (true: on, false: off)"),
+    "x-deserialize-default-on-null": (_is_bool, "a boolean (true: on, false: off)"),
+    "x-method": (_is_name, "a non-empty string"),
+    "x-side": (_is_name, "a non-empty string"),
+}
+# Extension keywords known but not read by the generator: a surprising value is a warning.
+X_INFORMATIONAL: dict[str, tuple[Callable[[object], bool], str]] = {
     "x-docs-ignore": (_is_bool, "a boolean"),
 }
 
@@ -96,13 +83,28 @@ _MAX_DEPTH = 32
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One thing wrong with a schema document."""
+    """One thing wrong with a schema document, or (`warning`) worth knowing about it.
+
+    A warning never stops generation: it marks what the bindings carry through without
+    understanding (an unknown `x-` keyword, a new `x-side` value).
+    """
 
     pointer: str  # RFC 6901 pointer into the document, "" = root
     message: str
+    warning: bool = False
 
     def __str__(self) -> str:
-        return f"#{self.pointer}: {self.message}"
+        label = "warning: " if self.warning else ""
+        return f"#{self.pointer}: {label}{self.message}"
+
+
+def warn(pointer: str, message: str) -> Problem:
+    return Problem(pointer, message, warning=True)
+
+
+def errors(problems: list[Problem]) -> list[Problem]:
+    """The problems that stop generation (everything but warnings)."""
+    return [p for p in problems if not p.warning]
 
 
 class SchemaError(Exception):
@@ -234,13 +236,13 @@ def parse_schema_file(path: str | os.PathLike[str]) -> tuple[object, list[Proble
 # --- public entry points ---------------------------------------------------------------
 
 
-def check_schema_file(path: str | os.PathLike[str]) -> list[Problem]:
-    """All problems of the schema file at *path*, sorted.
+def check_schema_file(path: str | os.PathLike[str], *, warnings: bool = False) -> list[Problem]:
+    """All problems of the schema file at *path*, sorted; with `warnings`, warnings too.
 
     Raises SchemaError(unusable=True) when the file cannot be read or is not JSON.
     """
     doc, problems = parse_schema_file(path)
-    return sorted(set(problems + check_schema_document(doc)))
+    return sorted(set(problems + check_schema_document(doc, warnings=warnings)))
 
 
 def load_schema(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -253,8 +255,11 @@ def load_schema(path: str | os.PathLike[str]) -> dict[str, Any]:
     return doc
 
 
-def check_schema_document(doc: object, *, meta_schema: bool = True) -> list[Problem]:
-    """All problems of an already parsed schema document, sorted.
+def check_schema_document(
+    doc: object, *, meta_schema: bool = True, warnings: bool = False
+) -> list[Problem]:
+    """All problems of an already parsed schema document, sorted; with `warnings`, the
+    warnings too (`Problem.warning`).
 
     `meta_schema=False` leaves out the Draft 2020-12 meta-schema validation, nearly all of
     the cost on a large schema, for a caller that runs `meta_schema_problems` itself while
@@ -263,6 +268,7 @@ def check_schema_document(doc: object, *, meta_schema: bool = True) -> list[Prob
     if not isinstance(doc, dict):
         return [Problem("", f"top level must be a JSON object (a schema), got {_kind(doc)}")]
     problems = _check_dialect(doc) + (_check_meta_schema(doc) if meta_schema else [])
+    problems += _check_definitions(doc)
     subschemas = list(iter_subschemas(doc))
     index = _Index(doc, subschemas)
     for pointer, schema in subschemas:
@@ -270,40 +276,12 @@ def check_schema_document(doc: object, *, meta_schema: bool = True) -> list[Prob
         problems += _check_extensions(pointer, schema)
         problems += _check_unions(index, pointer, schema)
         problems += _check_required(pointer, schema)
-    return sorted(set(problems))
+    problems += _check_methods(doc)
+    found = sorted(set(problems))
+    return found if warnings else errors(found)
 
 
 # --- walking ---------------------------------------------------------------------------
-
-
-def escape(token: str) -> str:
-    """Escape one RFC 6901 reference token."""
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def iter_subschemas(schema: object, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Yield (pointer, schema) for every object in a schema position, root first.
-
-    Only keywords known to hold subschemas are followed, so property names and data
-    (const, enum, default, x-...) are never mistaken for keywords. Boolean schemas and
-    malformed values are skipped: the meta-schema check reports the latter.
-    """
-    stack: list[tuple[str, object]] = [(pointer, schema)]
-    while stack:
-        ptr, cur = stack.pop()
-        if not isinstance(cur, dict):
-            continue
-        yield ptr, cur
-        children: list[tuple[str, object]] = []
-        for key, value in cur.items():
-            here = f"{ptr}/{escape(key)}"
-            if key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, dict):
-                children.extend((f"{here}/{escape(k)}", v) for k, v in value.items())
-            elif key in SUBSCHEMA_KEYWORDS:
-                children.append((here, value))
-            elif key in SUBSCHEMA_LIST_KEYWORDS and isinstance(value, list):
-                children.extend((f"{here}/{i}", v) for i, v in enumerate(value))
-        stack.extend(reversed(children))  # document order
 
 
 def json_type(value: object) -> str:
@@ -481,15 +459,31 @@ def _check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
     for key, value in schema.items():
         if not key.startswith("x-"):
             continue
+        if key in X_INFORMATIONAL:
+            valid, expected = X_INFORMATIONAL[key]
+            if not valid(value):
+                out.append(warn(pointer, f"{key} is usually {expected}, got {_short(value)}"))
+            continue
         if key not in X_KEYWORDS:
-            near = difflib.get_close_matches(key, X_KEYWORDS, n=1)
-            hint = f"did you mean {near[0]!r}?" if near else "known: " + ", ".join(X_KEYWORDS)
-            out.append(Problem(pointer, f"unknown extension keyword {key!r} ({hint})"))
+            known = [*X_KEYWORDS, *X_INFORMATIONAL]
+            near = difflib.get_close_matches(key, known, n=1)
+            hint = f"did you mean {near[0]!r}?" if near else "known: " + ", ".join(known)
+            out.append(
+                warn(pointer, f"unknown extension keyword {key!r}, carried through ({hint})")
+            )
             continue
         valid, expected = X_KEYWORDS[key]
         if not valid(value):
             out.append(Problem(pointer, f"{key} must be {expected}, got {_short(value)}"))
-    if "x-deserialize-skip-invalid-items" in schema and not _allows_arrays(schema):
+        elif key == "x-side" and value not in KNOWN_SIDES:
+            out.append(
+                warn(
+                    pointer,
+                    f"new x-side {value!r} (known: {', '.join(KNOWN_SIDES)}); "
+                    "the generated Side type includes it",
+                )
+            )
+    if schema.get("x-deserialize-skip-invalid-items") is True and not _allows_arrays(schema):
         out.append(
             Problem(
                 pointer,
@@ -500,7 +494,9 @@ def _check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
     if "x-method" in schema and "x-side" not in schema:
         out.append(Problem(pointer, "x-method without x-side: say which side handles the method"))
     if "x-side" in schema and "x-method" not in schema:
-        out.append(Problem(pointer, "x-side without x-method: x-side only belongs on a method"))
+        out.append(
+            warn(pointer, "x-side without x-method: ignored (x-side only belongs on a method)")
+        )
     return out
 
 
@@ -512,6 +508,34 @@ def _allows_arrays(schema: dict[str, Any]) -> bool:
         or "items" in schema
         or "prefixItems" in schema
     )
+
+
+# --- definitions and methods -------------------------------------------------------------
+
+
+def _check_definitions(doc: dict[str, Any]) -> list[Problem]:
+    """Root `definitions` are read like `$defs`; each name must give a class of its own."""
+    out = []
+    seen: dict[str, str] = {}
+    for key, name, _ in definitions(doc):
+        if name in seen and seen[name] != key:
+            out.append(
+                Problem(f"/{key}/{escape(name)}", f"{name!r} is defined in both $defs and "
+                "definitions: the bindings would have one class for two schemas")
+            )  # fmt: skip
+        seen.setdefault(name, key)
+    for cls, names in sorted(colliding(dict.fromkeys(seen)).items()):
+        listed = ", ".join(repr(n) for n in names)
+        out.append(
+            Problem(f"/{seen[names[0]]}", f"definitions {listed} would all become class "
+            f"{cls!r} (see the class-name rule in docs/bindings.md); rename one")
+        )  # fmt: skip
+    return out
+
+
+def _check_methods(doc: dict[str, Any]) -> list[Problem]:
+    roles = read_method_roles(doc)
+    return [Problem(ptr, message, warning=not error) for ptr, message, error in roles.findings]
 
 
 # --- unions ------------------------------------------------------------------------------

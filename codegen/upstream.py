@@ -1,15 +1,19 @@
 """The schema published upstream in the npm package ``@agentclientprotocol/sdk``.
 
 ``upstream_schema(version, protocol)`` returns the path of
-``schema/<protocol>/schema.unstable.json`` of that package version, from a local cache when
-it is there and intact, else fetched once with the ``npm`` client (``npm pack``, which
-honours the user's registry, proxy and auth settings) and stored in the cache.
+``schema/<protocol>/schema.unstable.json`` of that package version (``stable=True``:
+``schema/<protocol>/schema.json``), from a local cache when it is there and intact, else
+fetched once with the ``npm`` client (``npm pack``, which honours the user's registry, proxy
+and auth settings) and stored in the cache. One fetch caches every schema file the package
+holds.
 
 Cache layout, under ``--cache-dir``, ``$ACP_SCHEMA_CACHE``, ``$XDG_CACHE_HOME/acp-schema``
 or ``~/.cache/acp-schema`` (first one set)::
 
     upstream/<version>/<protocol>/schema.unstable.json
     upstream/<version>/<protocol>/schema.unstable.json.sha256   # "<hex>  schema.unstable.json"
+    upstream/<version>/<protocol>/schema.json                   # the stable schema, if any
+    upstream/<version>/<protocol>/schema.json.sha256
     upstream/<version>/source.json                              # package, tarball sha1
 
 Every read checks the file against its recorded sha256; a file that does not match is
@@ -32,6 +36,8 @@ from pathlib import Path
 PACKAGE = "@agentclientprotocol/sdk"
 PROTOCOLS = ("v1", "v2")
 SCHEMA_FILE = "schema.unstable.json"
+STABLE_SCHEMA_FILE = "schema.json"
+SCHEMA_FILES = (SCHEMA_FILE, STABLE_SCHEMA_FILE)
 NPM_TIMEOUT_S = 300
 MAX_SCHEMA_BYTES = 64 * 1024 * 1024  # far above any real schema; guards against a bad tarball
 
@@ -53,11 +59,20 @@ def cache_root(cache_dir: Path | None = None) -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "acp-schema"
 
 
-def cached_schema_path(version: str, protocol: str, cache_dir: Path | None = None) -> Path:
-    return cache_root(cache_dir) / "upstream" / version / protocol / SCHEMA_FILE
+def schema_file(stable: bool = False) -> str:
+    """The file name of the unstable (default) or the stable schema."""
+    return STABLE_SCHEMA_FILE if stable else SCHEMA_FILE
 
 
-def upstream_schema(version: str, protocol: str, *, cache_dir: Path | None = None) -> Path:
+def cached_schema_path(
+    version: str, protocol: str, cache_dir: Path | None = None, *, stable: bool = False
+) -> Path:
+    return cache_root(cache_dir) / "upstream" / version / protocol / schema_file(stable)
+
+
+def upstream_schema(
+    version: str, protocol: str, *, cache_dir: Path | None = None, stable: bool = False
+) -> Path:
     """Path of the verified cached schema, fetching it with npm first if needed."""
     if not _VERSION.fullmatch(version):
         raise UpstreamError(
@@ -66,7 +81,7 @@ def upstream_schema(version: str, protocol: str, *, cache_dir: Path | None = Non
         )
     if protocol not in PROTOCOLS:
         raise UpstreamError(f"unknown protocol version {protocol!r}; expected one of {PROTOCOLS}")
-    path = cached_schema_path(version, protocol, cache_dir)
+    path = cached_schema_path(version, protocol, cache_dir, stable=stable)
     problem = verify_cached(path)
     if problem is None:
         return path
@@ -78,7 +93,7 @@ def upstream_schema(version: str, protocol: str, *, cache_dir: Path | None = Non
         raise
     problem = verify_cached(path)
     if problem is not None:
-        raise UpstreamError(f"{PACKAGE}@{version} has no schema/{protocol}/{SCHEMA_FILE}")
+        raise UpstreamError(f"{PACKAGE}@{version} has no schema/{protocol}/{path.name}")
     return path
 
 
@@ -98,7 +113,8 @@ def verify_cached(path: Path) -> str | None:
 
 
 def fetch(version: str, root: Path) -> list[Path]:
-    """`npm pack` the package and cache every protocol's schema it contains."""
+    """`npm pack` the package and cache every schema file (per protocol, stable and
+    unstable) it contains."""
     npm = shutil.which("npm")
     spec = f"{PACKAGE}@{version}"
     if npm is None:
@@ -113,12 +129,13 @@ def fetch(version: str, root: Path) -> list[Path]:
         written = []
         with tarfile.open(tarball, "r:gz") as archive:
             for protocol in PROTOCOLS:
-                data = _member_bytes(archive, f"package/schema/{protocol}/{SCHEMA_FILE}")
-                if data is not None:
-                    target = root / "upstream" / version / protocol / SCHEMA_FILE
-                    _store(target, data)
-                    _store(_digest_path(target), _digest_line(data).encode("ascii"))
-                    written.append(target)
+                for name in SCHEMA_FILES:
+                    data = _member_bytes(archive, f"package/schema/{protocol}/{name}")
+                    if data is not None:
+                        target = root / "upstream" / version / protocol / name
+                        _store(target, data)
+                        _store(_digest_path(target), _digest_line(data, name).encode("ascii"))
+                        written.append(target)
         if not written:
             raise UpstreamError(f"{spec} contains no schema/<version>/{SCHEMA_FILE}")
         _store(root / "upstream" / version / "source.json", source)
@@ -184,8 +201,8 @@ def _digest_path(path: Path) -> Path:
     return path.with_name(path.name + ".sha256")
 
 
-def _digest_line(data: bytes) -> str:
-    return f"{hashlib.sha256(data).hexdigest()}  {SCHEMA_FILE}\n"
+def _digest_line(data: bytes, name: str) -> str:
+    return f"{hashlib.sha256(data).hexdigest()}  {name}\n"
 
 
 def _store(path: Path, data: bytes) -> None:

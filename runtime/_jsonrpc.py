@@ -1,7 +1,8 @@
 """Method tables and whole-message decoding for JSON-RPC, shared by every protocol version.
 
 Each generated `methods` module declares its table from the schema's `x-method`/`x-side`
-keywords; this module holds the behaviour, so the generated code stays declarative.
+keywords and JSON-RPC envelopes, and its own `Side` type (the sides that schema uses); this
+module holds the behaviour, so the generated code stays declarative.
 """
 
 from __future__ import annotations
@@ -10,30 +11,35 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import TypeAdapter
 
-Side = Literal["agent", "client", "protocol"]
+# The side that handles a method: any string the schema's `x-side` uses. Each generated
+# `methods` module narrows it to a Literal of its own sides (`MethodTable[Side]`).
+Side = str
+SideT = TypeVar("SideT", bound=str)
 Kind = Literal["request", "notification", "response", "error"]
 
 
 @dataclass(frozen=True)
-class Method:
+class Method(Generic[SideT]):
     """One JSON-RPC method: its name, the side that handles it, its params and result types.
 
-    `params` and `result` are model classes or union aliases; `result` is None for a
-    notification.
+    `params` and `result` are model classes or union aliases. `params` is None for a
+    method without params (its messages carry none, or `null`); `result` is None for a
+    notification. A name may be both a request and a notification on one side.
     """
 
     name: str
-    side: Side
-    params: Any
+    side: SideT
+    params: Any = None
     result: Any = None
+    notification: bool = False
 
     @property
     def is_notification(self) -> bool:
-        return self.result is None
+        return self.notification
 
     @cached_property
     def params_adapter(self) -> TypeAdapter[Any]:
@@ -62,26 +68,27 @@ class UnknownMethodError(LookupError):
     """The message names a method the table does not know."""
 
 
-class MethodTable:
-    """Method name -> `Method`; a name may have one entry per side (e.g. `mcp/message`)."""
+class MethodTable(Generic[SideT]):
+    """Method name -> `Method`; a name may have one entry per side and kind (e.g.
+    `mcp/message`: a request on one side, a notification on the other)."""
 
-    def __init__(self, methods: Iterable[Method]) -> None:
-        self._by_name: dict[str, list[Method]] = {}
+    def __init__(self, methods: Iterable[Method[SideT]]) -> None:
+        self._by_name: dict[str, list[Method[SideT]]] = {}
         for method in methods:
             self._by_name.setdefault(method.name, []).append(method)
 
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
 
-    def __iter__(self) -> Iterator[Method]:
+    def __iter__(self) -> Iterator[Method[SideT]]:
         return (m for entries in self._by_name.values() for m in entries)
 
     def __len__(self) -> int:
         return sum(len(entries) for entries in self._by_name.values())
 
     def get(
-        self, name: str, *, side: Side | None = None, notification: bool | None = None
-    ) -> Method:
+        self, name: str, *, side: SideT | None = None, notification: bool | None = None
+    ) -> Method[SideT]:
         """The method called `name`, narrowed by side or request/notification when ambiguous."""
         entries = [
             m
@@ -92,8 +99,12 @@ class MethodTable:
         if not entries:
             raise UnknownMethodError(f"unknown method {name!r}")
         if len(entries) > 1:
-            sides = ", ".join(m.side for m in entries)
-            raise UnknownMethodError(f"{name!r} exists for several sides ({sides}); pass side=")
+            kinds = ", ".join(
+                f"{m.side} {'notification' if m.is_notification else 'request'}" for m in entries
+            )
+            raise UnknownMethodError(
+                f"{name!r} has several entries ({kinds}); pass side= or notification="
+            )
         return entries[0]
 
     def decode(
@@ -101,7 +112,7 @@ class MethodTable:
         message: str | bytes | dict[str, Any],
         *,
         method: str | None = None,
-        side: Side | None = None,
+        side: SideT | None = None,
     ) -> Decoded:
         """Decode one JSON-RPC message. A response names no method: pass the request's `method`."""
         data = json.loads(message) if isinstance(message, (str, bytes)) else message

@@ -19,7 +19,11 @@ CLEAN = {
             "properties": {"id": {"type": "integer"}},
             "x-side": "agent",
             "x-method": "ping",
-        }
+        },
+        "Notification": {
+            "type": "object",
+            "properties": {"method": {"type": "string"}, "params": {"$ref": "#/$defs/Ping"}},
+        },
     },
 }
 
@@ -32,7 +36,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 def broken(tmp_path: Path) -> Path:
     doc = json.loads(json.dumps(CLEAN))
-    doc["$defs"]["Ping"]["x-side"] = "server"
+    doc["$defs"]["Ping"]["x-side"] = ""
     doc["$defs"]["Ping"]["properties"]["id"] = {"$ref": "#/$defs/Id"}
     return write(tmp_path, "broken.json", json.dumps(doc))
 
@@ -45,13 +49,28 @@ def test_clean_file_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     ]
 
 
+def test_warnings_are_shown_and_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads(json.dumps(CLEAN))
+    doc["$defs"]["Ping"]["x-side"] = "relay"
+    doc["$defs"]["Ping"]["x-unstable"] = True
+    path = write(tmp_path, "new.json", json.dumps(doc))
+    assert main(["schema", "check", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{path}: #/$defs/Ping: warning: new x-side 'relay' (known: agent, client, protocol, "
+        "proxy); the generated Side type includes it",
+        f"{path}: #/$defs/Ping: warning: unknown extension keyword 'x-unstable', carried "
+        "through (known: x-deserialize-default-on-error, x-deserialize-skip-invalid-items, "
+        "x-deserialize-default-on-null, x-method, x-side, x-docs-ignore)",
+        "1 schema(s) checked: 1 clean, 0 problem(s) in 0, 0 unusable, 2 warning(s)",
+    ]
+
+
 def test_problems_exit_1_one_line_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     clean = write(tmp_path, "clean.json", json.dumps(CLEAN))
     path = broken(tmp_path)
     assert main(["schema", "check", str(path), str(clean)]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        f"{path}: #/$defs/Ping: x-side must be one of 'agent', 'client', 'protocol', "
-        'got "server"',
+        f'{path}: #/$defs/Ping: x-side must be a non-empty string, got ""',
         f"{path}: #/$defs/Ping/properties/id: $ref '#/$defs/Id' does not resolve: "
         "there is no 'Id' in #/$defs",
         "2 schema(s) checked: 1 clean, 2 problem(s) in 1, 0 unusable",
@@ -104,4 +123,4 @@ def test_python_dash_m_runs_the_same_command(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[-1] == (
         "1 schema(s) checked: 0 clean, 2 problem(s) in 1, 0 unusable"
     )
-    assert result.stdout.startswith(f"{path}: #/$defs/Ping: x-side must be one of")
+    assert result.stdout.startswith(f"{path}: #/$defs/Ping: x-side must be a non-empty")

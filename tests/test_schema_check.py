@@ -289,7 +289,7 @@ def test_anchor_refs_resolve_only_to_declared_anchors() -> None:
 # --- x- keywords -------------------------------------------------------------------------
 
 
-def test_unknown_x_keyword_suggests_the_near_one() -> None:
+def test_unknown_x_keyword_is_a_warning_that_suggests_the_near_one() -> None:
     doc = acp_like()
     doc["$defs"]["OpenRequest"]["x-sides"] = "agent"
     doc["$defs"]["Circle"]["x-colour"] = "red"
@@ -297,10 +297,17 @@ def test_unknown_x_keyword_suggests_the_near_one() -> None:
         "x-deserialize-default-on-error, x-deserialize-skip-invalid-items, "
         "x-deserialize-default-on-null, x-method, x-side, x-docs-ignore"
     )
-    assert check_schema_document(doc) == [
-        Problem("/$defs/Circle", f"unknown extension keyword 'x-colour' (known: {known})"),
+    assert check_schema_document(doc) == []  # carried through, never a refusal
+    assert check_schema_document(doc, warnings=True) == [
         Problem(
-            "/$defs/OpenRequest", "unknown extension keyword 'x-sides' (did you mean 'x-side'?)"
+            "/$defs/Circle",
+            f"unknown extension keyword 'x-colour', carried through (known: {known})",
+            warning=True,
+        ),
+        Problem(
+            "/$defs/OpenRequest",
+            "unknown extension keyword 'x-sides', carried through (did you mean 'x-side'?)",
+            warning=True,
         ),
     ]
 
@@ -312,28 +319,46 @@ def test_mistyped_x_keywords_say_what_was_expected() -> None:
     tags["x-deserialize-default-on-null"] = 1
     doc["$defs"]["AgentRequest"]["x-docs-ignore"] = "true"
     doc["$defs"]["CloseRequest"]["x-method"] = ""
-    assert check_schema_document(doc) == [
-        Problem("/$defs/AgentRequest", 'x-docs-ignore must be a boolean, got "true"'),
+    wanted = "a boolean (true: on, false: off)"
+    assert check_schema_document(doc, warnings=True) == [
+        Problem("/$defs/AgentRequest", 'x-docs-ignore is usually a boolean, got "true"', True),
         Problem("/$defs/CloseRequest", 'x-method must be a non-empty string, got ""'),
         Problem(
             "/$defs/OpenRequest/properties/tags",
-            'x-deserialize-default-on-error must be true, got "yes"',
+            f'x-deserialize-default-on-error must be {wanted}, got "yes"',
         ),
         Problem(
             "/$defs/OpenRequest/properties/tags",
-            "x-deserialize-default-on-null must be true, got 1",
+            f"x-deserialize-default-on-null must be {wanted}, got 1",
         ),
     ]
 
 
-def test_bad_x_side_value() -> None:
+def test_decoding_keywords_may_be_switched_off() -> None:
+    doc = acp_like()
+    tags = doc["$defs"]["OpenRequest"]["properties"]["tags"]
+    tags["x-deserialize-default-on-error"] = False
+    tags["x-deserialize-skip-invalid-items"] = False
+    doc["$defs"]["Circle"]["x-deserialize-skip-invalid-items"] = False  # off: no array needed
+    assert check_schema_document(doc, warnings=True) == []
+
+
+def test_any_x_side_is_accepted_a_new_one_with_a_warning() -> None:
     doc = acp_like()
     doc["$defs"]["OpenRequest"]["x-side"] = "server"
-    assert check_schema_document(doc) == [
+    doc["$defs"]["CloseRequest"]["x-side"] = "proxy"  # published in ACP 2.3.0
+    assert check_schema_document(doc) == []
+    assert check_schema_document(doc, warnings=True) == [
         Problem(
             "/$defs/OpenRequest",
-            "x-side must be one of 'agent', 'client', 'protocol', got \"server\"",
+            "new x-side 'server' (known: agent, client, protocol, proxy); "
+            "the generated Side type includes it",
+            warning=True,
         )
+    ]
+    doc["$defs"]["OpenRequest"]["x-side"] = 3
+    assert check_schema_document(doc) == [
+        Problem("/$defs/OpenRequest", "x-side must be a non-empty string, got 3")
     ]
 
 
@@ -345,12 +370,58 @@ def test_x_method_without_x_side() -> None:
     ]
 
 
-def test_x_side_without_x_method() -> None:
+def test_x_side_without_x_method_is_ignored_with_a_warning() -> None:
     doc = acp_like()
     doc["$defs"]["Circle"]["x-side"] = "client"
-    assert check_schema_document(doc) == [
-        Problem("/$defs/Circle", "x-side without x-method: x-side only belongs on a method")
+    assert check_schema_document(doc) == []
+    assert check_schema_document(doc, warnings=True) == [
+        Problem(
+            "/$defs/Circle",
+            "x-side without x-method: ignored (x-side only belongs on a method)",
+            warning=True,
+        )
     ]
+
+
+def test_a_method_outside_every_envelope_is_a_warning() -> None:
+    doc = acp_like()
+    doc["$defs"]["StrayRequest"] = {"type": "object", "x-side": "agent", "x-method": "doc/x"}
+    assert check_schema_document(doc, warnings=True) == [
+        Problem(
+            "/$defs/StrayRequest",
+            "has x-method, but no request, notification or response envelope refers to it: "
+            "it is left out of the method table",
+            warning=True,
+        )
+    ]
+
+
+def test_two_request_definitions_for_one_method_are_an_error() -> None:
+    doc = acp_like()
+    doc["$defs"]["ReopenRequest"] = {"type": "object", "x-side": "agent", "x-method": "doc/open"}
+    doc["$defs"]["OtherEnvelope"] = {
+        "type": "object",
+        "properties": {"method": {"type": "string"}, "params": {"$ref": "#/$defs/ReopenRequest"}},
+    }
+    assert check_schema_document(doc) == [
+        Problem(
+            "",
+            "x-method 'doc/open' (x-side 'agent') has several notification definitions "
+            "(OpenRequest, ReopenRequest): the method table would be ambiguous",
+        )
+    ]
+
+
+def test_definitions_that_would_share_a_class_name() -> None:
+    doc = acp_like()
+    doc["$defs"]["circle"] = {"type": "object"}
+    doc["definitions"] = {"Square": {"type": "object"}}
+    assert check_schema_document(doc) == [
+        Problem("/$defs", "definitions 'Circle', 'circle' would all become class 'Circle' "
+                "(see the class-name rule in docs/bindings.md); rename one"),
+        Problem("/definitions/Square", "'Square' is defined in both $defs and definitions: "
+                "the bindings would have one class for two schemas"),
+    ]  # fmt: skip
 
 
 def test_skip_invalid_items_needs_an_array_schema() -> None:
@@ -465,7 +536,7 @@ def test_every_problem_of_a_document_is_reported_sorted(tmp_path: Path) -> None:
     doc["$defs"]["Circle"]["type"] = "cirle"
     doc["$defs"]["Circle"]["properties"]["centre"] = {"$ref": "#/$defs/Point"}
     doc["$defs"]["Shape"]["oneOf"][1]["properties"]["kind"]["const"] = "circle"
-    doc["$defs"]["OpenRequest"]["x-side"] = "server"
+    doc["$defs"]["OpenRequest"]["x-side"] = ""
     text = json.dumps(doc).replace('"title": "Mini protocol"', '"title": "A", "title": "B"')
     problems = check_schema_file(write(tmp_path, text))
     assert [p.pointer for p in problems] == [
@@ -484,14 +555,15 @@ def test_load_schema_returns_the_clean_document(tmp_path: Path) -> None:
 
 def test_load_schema_raises_with_every_problem_one_per_line(tmp_path: Path) -> None:
     doc = acp_like()
-    doc["$defs"]["Circle"]["x-side"] = "client"
+    del doc["$defs"]["OpenRequest"]["x-side"]
     doc["$defs"]["Square"]["properties"]["side"] = {"$ref": "#/$defs/Nope"}
     path = write(tmp_path, json.dumps(doc))
     with pytest.raises(SchemaError) as caught:
         load_schema(path)
     assert not caught.value.unusable
     assert str(caught.value).splitlines() == [
-        f"{path}: #/$defs/Circle: x-side without x-method: x-side only belongs on a method",
+        f"{path}: #/$defs/OpenRequest: x-method without x-side: say which side handles the "
+        "method",
         f"{path}: #/$defs/Square/properties/side: $ref '#/$defs/Nope' does not resolve: "
         "there is no 'Nope' in #/$defs",
     ]
@@ -500,6 +572,7 @@ def test_load_schema_raises_with_every_problem_one_per_line(tmp_path: Path) -> N
 def test_problem_str_uses_a_fragment_pointer() -> None:
     assert str(Problem("", "bad")) == "#: bad"
     assert str(Problem("/$defs/A", "bad")) == "#/$defs/A: bad"
+    assert str(Problem("/$defs/A", "odd", warning=True)) == "#/$defs/A: warning: odd"
 
 
 # --- real schemas ---------------------------------------------------------------------------
