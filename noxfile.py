@@ -1,5 +1,5 @@
-"""Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s lint`, `nox -s typecheck`,
-`nox -s bench`. Every session installs the project from its own files."""
+"""Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s matrix`, `nox -s lint`,
+`nox -s typecheck`, `nox -s bench`. Every session installs the project from its own files."""
 
 from __future__ import annotations
 
@@ -22,9 +22,24 @@ def generate(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The test suite (needs no network and no ../shared; reference tests skip without it)."""
+    """The test suite (needs no network and no ../shared; reference tests skip without it),
+    then, without arguments, the release matrix (what CI runs: `.ci/run`)."""
     session.install("-e", ".[dev]")
     session.run("pytest", *session.posargs)
+    if not session.posargs:
+        _matrix(session)
+
+
+@nox.session
+def matrix(session: nox.Session) -> None:
+    """Every published schema of @agentclientprotocol/sdk: check, generate, import, decode,
+    mypy --strict (fetched once with npm into ~/.cache/acp-schema; skipped offline)."""
+    session.install("-e", ".[dev]")
+    _matrix(session)
+
+
+def _matrix(session: nox.Session) -> None:
+    session.run("pytest", "-m", "matrix", "tests/test_release_matrix.py")
 
 
 @nox.session

@@ -98,8 +98,53 @@ def _register_generate(commands: Subparsers) -> None:
         help="bundled versions to regenerate (default: all)",
     )
     generate.add_argument("--schema", type=Path, help="generate from this schema file")
-    generate.add_argument("--out", type=Path, help="with --schema: the package directory to write")
+    generate.add_argument(
+        "--upstream",
+        metavar="NPM_VERSION",
+        help="generate from the schema published in @agentclientprotocol/sdk at this version "
+        "(give one protocol version, v1 or v2; fetched with npm once, then cached)",
+    )
+    generate.add_argument(
+        "--stable",
+        action="store_true",
+        help="with --upstream: schema.json, not schema.unstable.json",
+    )
+    generate.add_argument(
+        "--cache-dir", type=Path, metavar="DIR", help="cache for --upstream (as for `diff`)"
+    )
+    generate.add_argument(
+        "--out", type=Path, help="with --schema or --upstream: the package directory to write"
+    )
     generate.set_defaults(func=_generate)
+
+
+def _upstream_source(args: argparse.Namespace) -> int | None:
+    """With --upstream: fetch (or find cached) the published schema and put it in
+    `args.schema`, so the rest of `generate` treats it as a --schema file. Returns an exit
+    code when the arguments or the fetch fail, else None."""
+    from .upstream import UpstreamError, upstream_schema
+
+    if args.upstream is None:
+        if args.stable:
+            return _generate_usage("--stable goes with --upstream")
+        return None
+    if args.schema is not None:
+        return _generate_usage("give --schema or --upstream, not both")
+    if len(args.versions) != 1 or args.versions[0] not in VERSIONS:
+        return _generate_usage("with --upstream give one protocol version: v1 or v2")
+    try:
+        args.schema = upstream_schema(
+            args.upstream, args.versions[0], cache_dir=args.cache_dir, stable=args.stable
+        )
+    except UpstreamError as exc:
+        return _generate_usage(str(exc))
+    args.versions = []
+    return None
+
+
+def _generate_usage(message: str) -> int:
+    print(f"acp-schema generate: {message}", file=sys.stderr)
+    return EXIT_UNUSABLE
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -107,6 +152,9 @@ def _generate(args: argparse.Namespace) -> int:
     from .generate import generate_many
     from .schema_check import SchemaError
 
+    failed = _upstream_source(args)
+    if failed is not None:
+        return failed
     if (args.schema is None) != (args.out is None):
         print("acp-schema generate: --schema and --out go together", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -129,4 +177,16 @@ def _generate(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE if err.unusable else EXIT_PROBLEMS
     for (schema, out), files in zip(jobs, written, strict=True):
         print(f"{schema} -> {out} ({len(files)} files)")
+    _print_warnings([schema for schema, _ in jobs])
     return EXIT_OK
+
+
+def _print_warnings(paths: list[Path]) -> None:
+    """What the bindings carried through without understanding (never a failure)."""
+    from .schema_check import check_schema_document, parse_schema_file
+
+    for path in paths:
+        doc, _ = parse_schema_file(path)
+        for problem in check_schema_document(doc, meta_schema=False, warnings=True):
+            if problem.warning:
+                print(f"{path}: {problem}", file=sys.stderr)

@@ -71,6 +71,10 @@ def _check(args: argparse.Namespace) -> int:
     unknown = [v for v in args.versions if v not in VERSIONS]
     if unknown:
         return _usage("check", f"unknown protocol version {unknown[0]!r} (known: v1, v2)")
+    for flag, root in (("--generated", args.generated), ("--schema-dir", args.schema_dir)):
+        # A missing root is drift (generate creates it); a file there can never be fixed so.
+        if root is not None and root.exists() and not root.is_dir():
+            return _usage("check", f"{flag} {root}: not a directory")
     if args.schema is not None:
         targets = [drift.file_target(args.schema, args.out)]
     else:

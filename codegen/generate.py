@@ -197,7 +197,7 @@ def _methods_module(roles: MethodRoles, file_header: str, classes: Mapping[str, 
         cst.Name("MethodTable"),
         [cst.Arg(cst.List([cst.Element(_method_call(e, classes)) for e in entries]))],
     )
-    body: list[cst.BaseStatement] = [
+    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = [
         _statement('"""JSON-RPC methods of this protocol version: name, handling side, '
                    'params, result."""'),
         _statement("from __future__ import annotations"),

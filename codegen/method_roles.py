@@ -127,12 +127,12 @@ class _Reader:
                 slots.append(("result", props["result"]))
             for role, schema in slots:
                 for target in self.methods_in(schema):
-                    method = self.method_of(target)
-                    assert method is not None
-                    names = roles[role].setdefault(method, [])
+                    named = self.method_of(target)
+                    assert named is not None
+                    names = roles[role].setdefault(named, [])
                     if target[1] not in names:
                         names.append(target[1])
-                        where.setdefault((role, *method), set()).add(pointer)
+                        where.setdefault((role, named[0], named[1]), set()).add(pointer)
                     placed.add(target)
         out = MethodRoles()
         for role, by_method in roles.items():
@@ -146,7 +146,7 @@ class _Reader:
                     )  # fmt: skip
         requests, results = roles["request"], roles["result"]
         for (method, side), names in requests.items():
-            result = results.get((method, side), [None])[0]
+            result = results[(method, side)][0] if (method, side) in results else None
             out.entries.append(MethodEntry(method, side, "request", names[0], result))
         for (method, side), names in results.items():
             if (method, side) not in requests:  # a method without params

@@ -44,6 +44,14 @@ def _string_value(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _quoted(text: str) -> str:
+    """A string from the schema as a Python literal: `repr` escapes quotes, backslashes,
+    newlines and NULs, so schema text is never read as code. Double quotes where that
+    needs no escaping, as ruff would write it."""
+    plain = text.isprintable() and '"' not in text and "\\" not in text
+    return f'"{text}"' if plain else repr(text)
+
+
 def _is_field_call(node: cst.BaseExpression) -> bool:
     return m.matches(node, m.Call(func=m.Name("Field")))
 
@@ -137,11 +145,16 @@ def _is_literal(annotation: cst.BaseExpression) -> bool:
 
 
 def _builder_source(field_name: str, wire_name: str, annotation: cst.BaseExpression) -> str:
+    # `field_name` is an identifier the generator made; `wire_name` is schema text, so it
+    # only ever appears inside a literal made by `repr` (docstring included).
     value_type = cst.Module([]).code_for_node(_bare_type(annotation))
+    doc = f"Return a copy with `{wire_name}` set to `value`."
+    quoted = _quoted(doc)
+    docstring = f'"""{doc}"""' if quoted == f'"{doc}"' else quoted  # plain text: as before
     return (
         f"def with_{field_name}(self, value: {value_type}) -> Self:\n"
-        f'    """Return a copy with `{wire_name}` set to `value`."""\n'
-        f'    return self.model_copy(update={{"{field_name}": value}})\n'
+        f"    {docstring}\n"
+        f"    return self.model_copy(update={{{field_name!r}: value}})\n"
     )
 
 
@@ -205,8 +218,8 @@ class _Finisher(cst.CSTTransformer):
         added: list[str] = []
         ignored = self.plan.ignored_keys.get(name)
         if ignored:
-            keys = ", ".join(f'"{k}"' for k in sorted(ignored))
-            names = ", ".join(f'"{camel_to_snake(k)}"' for k in sorted(ignored))
+            keys = ", ".join(_quoted(k) for k in sorted(ignored))
+            names = ", ".join(_quoted(camel_to_snake(k)) for k in sorted(ignored))
             added.append(f"__acp_ignored_keys__ = frozenset({{{keys}}})\n")
             added.append(f"__acp_removed_names__ = frozenset({{{names}}})\n")
             added.append(
@@ -292,9 +305,12 @@ class _Finisher(cst.CSTTransformer):
         members = [*dict.fromkeys(union.variants.values())]
         if union.other:
             members.append(union.other)
-        table = ", ".join(f'"{tag}": {name}' for tag, name in union.variants.items())
+        table = ", ".join(f"{_quoted(tag)}: {name}" for tag, name in union.variants.items())
         other = f", other={union.other}" if union.other else ""
-        dispatch = f'TagDispatch("{union.tag_property}", "{union.tag_field}", {{{table}}}{other})'
+        dispatch = (
+            f"TagDispatch({_quoted(union.tag_property)}, {_quoted(union.tag_field)}, "
+            f"{{{table}}}{other})"
+        )
         return cst.parse_expression(
             f"Annotated[{' | '.join(members)}, {', '.join([dispatch, *kept])}]"
         )

@@ -170,6 +170,8 @@ def _drop_switched_off(schema: JSON) -> None:
 
 
 def _rewrite_refs(node: Any, renamed: dict[tuple[str, str], str]) -> None:
+    """Every ref to a definition in one spelling, `#/$defs/<ClassName>` (also when the
+    original spelt it with percent or `~` escapes)."""
     if isinstance(node, dict):
         target = ref_target(node.get("$ref"))
         if target is not None and target in renamed:
@@ -196,12 +198,10 @@ def _normalise_definitions(schema: JSON) -> None:
             if new in merged:
                 raise NamingError(f"definitions {name!r} and another both become class {new!r}")
             merged[new] = body
-            if (key, name) != ("$defs", new):
-                renamed[(key, name)] = new
+            renamed[(key, name)] = new
     schema.pop("definitions", None)
     schema["$defs"] = merged  # in place of the old `$defs`, when there was one
-    if renamed:
-        _rewrite_refs(schema, renamed)
+    _rewrite_refs(schema, renamed)
 
 
 def _params_variants(params: Any) -> list[str]:
@@ -225,6 +225,14 @@ def _drop_property_defaults(schema: JSON) -> None:
         for sub in (node.get("properties") or {}).values():
             if isinstance(sub, dict) and "default" in sub and "const" not in sub:
                 del sub["default"]
+
+
+def _constrained_array(variant: JSON) -> bool:
+    """An array variant with constraints (`minItems`, ...): the generator gives it an alias
+    of its own, which would be numbered; a plain `list[X]` stays inline."""
+    return variant.get("type") == "array" and bool(
+        set(variant) - {"title", "description", "type", "items"}
+    )
 
 
 def _ref_name(ref: str) -> str:
@@ -267,6 +275,7 @@ class _Prepass:
         if name in self.defs:
             raise NamingError(f"the naming rule gives two definitions the name {name!r}")
         self.defs[name] = body
+        self.ref_counts[name] = 1  # made for the one place it replaces
         self.visit_def(name)
         return {"$ref": f"#/$defs/{name}"}
 
@@ -511,7 +520,10 @@ class _Prepass:
             if base is not None:
                 node[key][index] = {"$ref": f"#/$defs/{base}"}
             elif isinstance(variant.get("title"), str) and (
-                variant.get("type") == "object" or "allOf" in variant or "properties" in variant
+                variant.get("type") == "object"
+                or "allOf" in variant
+                or "properties" in variant
+                or _constrained_array(variant)
             ):
                 body = {k: v for k, v in variant.items() if k != "title"}
                 node[key][index] = self.add_def(name + pascal(variant["title"]), body)

@@ -41,9 +41,22 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 
 from .class_names import colliding
 from .method_roles import definitions, read_method_roles
-from .schema_walk import escape, iter_subschemas
+from .schema_walk import (
+    SUBSCHEMA_KEYWORDS,
+    SUBSCHEMA_LIST_KEYWORDS,
+    SUBSCHEMA_MAP_KEYWORDS,
+    escape,
+    iter_subschemas,
+)
 
-__all__ = ["escape", "iter_subschemas"]  # re-exported: callers import them from here
+# Re-exported: other modules import the walking helpers from here.
+__all__ = [
+    "SUBSCHEMA_KEYWORDS",
+    "SUBSCHEMA_LIST_KEYWORDS",
+    "SUBSCHEMA_MAP_KEYWORDS",
+    "escape",
+    "iter_subschemas",
+]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -277,6 +290,8 @@ def check_schema_document(
         problems += _check_unions(index, pointer, schema)
         problems += _check_required(pointer, schema)
     problems += _check_methods(doc)
+    if not errors(problems):
+        problems += _check_naming(doc)
     found = sorted(set(problems))
     return found if warnings else errors(found)
 
@@ -531,6 +546,21 @@ def _check_definitions(doc: dict[str, Any]) -> list[Problem]:
             f"{cls!r} (see the class-name rule in docs/bindings.md); rename one")
         )  # fmt: skip
     return out
+
+
+def _check_naming(doc: dict[str, Any]) -> list[Problem]:
+    """What the pre-pass cannot name (two classes the naming rule gives one name): run it,
+    on an otherwise clean schema, so `schema check` says it before `generate` does."""
+    from .prepass import NamingError, prepass  # needs the generator's helpers: only here
+
+    try:
+        prepass(doc)
+    except NamingError as exc:
+        return [Problem("", f"cannot be generated: {exc}")]
+    except (LookupError, TypeError, ValueError, AttributeError) as exc:
+        # A shape the pre-pass does not expect: `generate` would stop here too.
+        return [Problem("", f"cannot be generated: the pre-pass failed ({exc!r:.120})")]
+    return []
 
 
 def _check_methods(doc: dict[str, Any]) -> list[Problem]:

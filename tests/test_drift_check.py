@@ -226,6 +226,18 @@ def test_package_path_that_is_a_file_is_unusable(
     assert run(tree.args(), capsys)[0] == 2
 
 
+@pytest.mark.parametrize("flag", ["--generated", "--schema-dir"])
+def test_a_root_that_is_a_file_exits_2_in_one_line(
+    tmp_path: Path, flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("", encoding="utf-8")
+    assert main(["check", flag, str(afile)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"acp-schema check: {flag} {afile}: not a directory\n"
+
+
 def test_generator_not_installed_is_unusable(
     tree: Tree, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -45,6 +45,12 @@ with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
         info = tarfile.TarInfo("package/schema/" + protocol + "/schema.unstable.json")
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
+        stable = os.environ.get("FAKE_NPM_" + protocol.upper() + "_STABLE")
+        if stable:
+            data = Path(stable).read_bytes()
+            info = tarfile.TarInfo("package/schema/" + protocol + "/schema.json")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
 data = buffer.getvalue()
 (dest / filename).write_bytes(data)
 shasum = hashlib.sha1(data).hexdigest()
@@ -234,3 +240,70 @@ def test_default_cache_is_outside_the_repository(monkeypatch: pytest.MonkeyPatch
     repo = Path(__file__).resolve().parents[1]
     root = upstream.cache_root().resolve()
     assert not root.is_relative_to(repo), os.fspath(root)
+
+
+# --- stable schemas and generate --upstream ------------------------------------------------
+
+
+def test_stable_schema_is_cached_from_the_same_fetch(
+    tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stable = tmp_path / "stable.json"
+    stable.write_text('{"$defs": {}}', encoding="utf-8")
+    monkeypatch.setenv("FAKE_NPM_V2_STABLE", str(stable))
+    unstable = upstream.upstream_schema("2.4.0", "v2", cache_dir=tmp_path)
+    path = upstream.upstream_schema("2.4.0", "v2", cache_dir=tmp_path, stable=True)
+    assert path == unstable.with_name("schema.json")
+    assert path.read_bytes() == stable.read_bytes()
+    digest = (path.parent / "schema.json.sha256").read_text(encoding="ascii")
+    assert digest == f"{hashlib.sha256(stable.read_bytes()).hexdigest()}  schema.json\n"
+    assert len(calls(fake_npm)) == 1  # one tarball holds both
+    path.write_text("{}", encoding="utf-8")  # tampered: fetched again
+    assert upstream.upstream_schema("2.4.0", "v2", cache_dir=tmp_path, stable=True) == path
+    assert path.read_bytes() == stable.read_bytes()
+    with pytest.raises(upstream.UpstreamError, match=r"has no schema/v1/schema\.json"):
+        upstream.upstream_schema("2.4.0", "v1", cache_dir=tmp_path, stable=True)
+
+
+def test_generate_from_upstream(
+    tmp_path: Path, fake_npm: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "pkg" / "v1"
+    args = ["generate", "--upstream", "2.1.0", "v1", "--cache-dir", str(tmp_path / "c")]
+    assert main([*args, "--out", str(out)]) == 0
+    assert "2.1.0/v1/schema.unstable.json -> " in capsys.readouterr().out
+    bundled = Path(__file__).resolve().parents[1] / "generated" / "v1"
+    for name in ("__init__.py", "methods.py"):  # the fake release is the bundled schema
+        assert (out / name).read_text(encoding="utf-8") == (bundled / name).read_text(
+            encoding="utf-8"
+        )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["v1", "v2"], "with --upstream give one protocol version: v1 or v2"),
+        ([], "with --upstream give one protocol version: v1 or v2"),
+        (["v1", "--schema", "x.json"], "give --schema or --upstream, not both"),
+        (["v1"], "--schema and --out go together"),
+    ],
+)
+def test_generate_upstream_usage_errors_exit_2(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["generate", "--upstream", "2.1.0", *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_stable_needs_upstream(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate", "--stable", "--schema", "x.json", "--out", "d"]) == 2
+    assert "--stable goes with --upstream" in capsys.readouterr().err
+
+
+def test_generate_upstream_without_npm_exits_2(
+    tmp_path: Path, no_npm: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["generate", "--upstream", "2.1.0", "v1", "--cache-dir", str(tmp_path)]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 2
+    assert "npm is not on PATH" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

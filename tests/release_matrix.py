@@ -1,0 +1,218 @@
+"""The release matrix: every published `@agentclientprotocol/sdk` schema, generated and used.
+
+For each release, protocol (v1, v2) and flavour (`schema.json`, `schema.unstable.json`):
+`schema check` finds no problem (warnings allowed), the bindings generate, import, decode a
+request, notification or response of every method in the method table (built from minimal
+valid instances of the schema's own definitions, round-tripped to the same JSON), and
+`mypy --strict` passes, run once over all generated packages. Identical files (same sha256)
+are generated once.
+
+    python -m tests.release_matrix      # prints one line per schema and the summary
+
+The schemas come from the npm-backed cache (`acp_schema.codegen.upstream`, fetched once);
+`tests/test_release_matrix.py` runs this in the test suite and skips when they cannot be had.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import acp_schema
+from acp_schema.codegen.generate import generate_many
+from acp_schema.codegen.method_roles import read_method_roles
+from acp_schema.codegen.schema_check import check_schema_file
+from acp_schema.codegen.upstream import UpstreamError, upstream_schema
+
+from .minimal_instances import MinimalInstances
+
+RELEASES = ("2.0.0", "2.0.1", "2.0.2", "2.1.0", "2.2.0", "2.3.0", "2.4.0")
+PROTOCOLS = ("v1", "v2")
+FLAVOURS = (("unstable", False), ("stable", True))
+
+
+@dataclass
+class Cell:
+    """One schema file of the matrix."""
+
+    release: str
+    protocol: str
+    flavour: str
+    path: Path
+    digest: str = ""
+    package: str = ""  # the generated package that stands for it (shared when identical)
+    problems: list[str] = field(default_factory=list)
+    decoded: int = 0
+
+
+@dataclass
+class Matrix:
+    cells: list[Cell]
+    unique: int = 0
+    generated: int = 0
+    mypy_clean: int = 0
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> list[Cell]:
+        return [c for c in self.cells if c.problems]
+
+    def summary(self) -> str:
+        passed = len(self.cells) - len(self.failed)
+        decoded = sum({c.package: c.decoded for c in self.cells}.values())
+        return (
+            f"release matrix: {len(RELEASES)} versions x {len(PROTOCOLS)} protocols x "
+            f"stable/unstable = {len(self.cells)} schema files, {self.unique} unique, "
+            f"{self.generated} generated, {self.mypy_clean} mypy-clean, "
+            f"{decoded} messages decoded: {passed} passed, "
+            f"{len(self.failed)} failed in {self.seconds:.0f} s"
+        )
+
+
+def fetch_all(cache_dir: Path | None = None) -> list[Cell]:
+    """The matrix's schema files from the cache (fetched with npm once). UpstreamError when
+    they cannot be had (offline, no npm)."""
+    cells = []
+    for release in RELEASES:
+        for protocol in PROTOCOLS:
+            for flavour, stable in FLAVOURS:
+                path = upstream_schema(release, protocol, cache_dir=cache_dir, stable=stable)
+                cells.append(Cell(release, protocol, flavour, path))
+    return cells
+
+
+def run(cells: list[Cell], workdir: Path) -> Matrix:
+    """Check, generate, import, decode and type-check every cell; problems go on the cell."""
+    started = time.monotonic()
+    matrix = Matrix(cells)
+    by_digest: dict[str, list[Cell]] = {}
+    for cell in cells:
+        cell.digest = hashlib.sha256(cell.path.read_bytes()).hexdigest()
+        by_digest.setdefault(cell.digest, []).append(cell)
+    matrix.unique = len(by_digest)
+    jobs = []
+    for same in by_digest.values():
+        first = same[0]
+        package = f"r{first.release.replace('.', '_')}_{first.protocol}_{first.flavour}"
+        for cell in same:
+            cell.package = package
+        errors = [str(p) for p in check_schema_file(first.path) if not p.warning]
+        if errors:
+            for cell in same:
+                cell.problems += [f"schema check: {e}" for e in errors]
+            continue
+        (workdir / package).mkdir(parents=True)
+        (workdir / package / "__init__.py").write_text("", encoding="utf-8")
+        jobs.append((first.path, workdir / package / first.protocol))
+    generate_many(jobs)
+    matrix.generated = len(jobs)
+    sys.path.insert(0, str(workdir))
+    try:
+        for same in by_digest.values():
+            if not same[0].problems:
+                decoded, problems = _decode_all(same[0])
+                for cell in same:
+                    cell.decoded, cell.problems = decoded, cell.problems + problems
+    finally:
+        sys.path.remove(str(workdir))
+    packages = sorted({c.package for c in cells if not c.problems})
+    failures = _mypy(workdir, packages)
+    matrix.mypy_clean = len([p for p in packages if p not in failures])
+    for cell in cells:
+        if cell.package in failures:
+            cell.problems.append(f"mypy --strict: {failures[cell.package]}")
+    matrix.seconds = time.monotonic() - started
+    return matrix
+
+
+def _decode_all(cell: Cell) -> tuple[int, list[str]]:
+    """Decode a message of every method-table entry; each must encode back to its JSON."""
+    doc = json.loads(cell.path.read_text(encoding="utf-8"))
+    instances = MinimalInstances(doc)
+    module = importlib.import_module(f"{cell.package}.{cell.protocol}.methods")
+    table = module.METHODS
+    roles = read_method_roles(doc)
+    problems = []
+    if len(table) != len(roles.entries):
+        problems.append(f"method table has {len(table)} entries, the schema {len(roles.entries)}")
+    decoded = 0
+    for method in table:
+        kinds: list[tuple[str, Any]] = [("params", method.params)]
+        if not method.is_notification:
+            kinds.append(("result", method.result))
+        for slot, kind in kinds:
+            payload = instances.for_def(kind.__name__) if kind is not None else None
+            if slot == "result":
+                message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "result": payload}
+            else:
+                message = {"jsonrpc": "2.0", "method": method.name, "params": payload}
+                if not method.is_notification:
+                    message["id"] = 1
+            try:
+                got = table.decode(json.dumps(message), method=method.name, side=method.side)
+                value = got.result if slot == "result" else got.params
+                adapter = method.result_adapter if slot == "result" else method.params_adapter
+                back = json.loads(adapter.dump_json(value))
+            except Exception as exc:  # any failure is a finding, reported with the message
+                problems.append(f"{method.name} ({method.side}) {slot}: {exc!r:.200}")
+                continue
+            if back != payload:
+                problems.append(f"{method.name} ({method.side}) {slot}: re-encodes differently")
+            decoded += 1
+    return decoded, problems
+
+
+def _mypy(workdir: Path, packages: list[str]) -> dict[str, str]:
+    """`mypy --strict` once over all packages; package -> first error line of those failing.
+
+    The hand-written runtime the bindings import is copied beside them, as mypy cannot
+    follow the editable install."""
+    if not packages:
+        return {}
+    runtime = Path(acp_schema.__file__).parent
+    shutil.copytree(
+        runtime,
+        workdir / "acp_schema",
+        ignore=shutil.ignore_patterns("__pycache__", "v1", "v2"),
+        dirs_exist_ok=True,
+    )
+    command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+    command += [arg for p in packages for arg in ("-p", p)]
+    done = subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False)
+    failures: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        package = line.split("/", 1)[0]
+        if package in packages and ": error:" in line:
+            failures.setdefault(package, line)
+    if done.returncode != 0 and not failures:
+        failures = dict.fromkeys(packages, (done.stdout + done.stderr).strip()[-300:])
+    return failures
+
+
+def main() -> int:
+    import tempfile
+
+    try:
+        cells = fetch_all()
+    except UpstreamError as exc:
+        print(f"release matrix skipped: {exc}")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="acp-matrix-") as tmp:
+        matrix = run(cells, Path(tmp))
+    for cell in matrix.cells:
+        status = "ok" if not cell.problems else "; ".join(cell.problems[:3])
+        print(f"{cell.release} {cell.protocol} {cell.flavour}: {status}")
+    print(matrix.summary())
+    return 1 if matrix.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
