@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from acp_schema.codegen import upstream
+from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.schema_structure import structural_diff, structure
 
 REPO = Path(__file__).resolve().parents[1]
@@ -176,8 +177,7 @@ def published(release: str, version: str) -> Any:
 
 
 def bundled(version: str) -> Any:
-    path = REPO / "codegen" / "schema" / version / "schema.unstable.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(bundled_schema(version).read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
