@@ -22,7 +22,14 @@ from tests.schema_strategies import SchemaStrategies
 MODULES = {"v1": v1, "v2": v2}
 # The session-update, content and JSON-RPC envelope types of each version (the envelopes
 # decode params by `method`); whole messages through the method table below.
-ENVELOPES = ["AgentRequest", "AgentNotification", "ClientRequest", "ClientNotification"]
+ENVELOPES = [
+    "AgentRequest",
+    "AgentNotification",
+    "ClientRequest",
+    "ClientNotification",
+    "ProxyRequest",
+    "ProxyNotification",
+]
 DEFINITIONS = {
     "v1": ["ContentBlock", "SessionUpdate", "SessionNotification", *ENVELOPES],
     "v2": [
@@ -30,7 +37,8 @@ DEFINITIONS = {
         "SessionUpdate",
         "UpdateSessionNotification",
         *ENVELOPES,
-        "ProtocolLevelNotification",
+        # Params of `$/cancel_request` (since 2.4.0 its envelope is inline in the root anyOf).
+        "CancelRequestNotification",
     ],
 }
 CASES = [(version, name) for version, names in DEFINITIONS.items() for name in names]

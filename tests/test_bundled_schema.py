@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +14,9 @@ from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.schema_check import iter_subschemas
 
 IDENTITY = ("senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId")
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+# Our descriptions may not repeat this many consecutive words of a published description.
+RUN = 8
 
 
 @pytest.fixture(params=["v1", "v2"])
@@ -56,3 +62,46 @@ def test_descriptions_carry_no_links_to_the_published_docs(defs: dict[str, Any])
         if "agentclientprotocol.com" in str(node.get("description", ""))
     ]
     assert linked == []
+
+
+def descriptions(schema: object) -> list[str]:
+    return [
+        node["description"]
+        for _, node in iter_subschemas(schema)
+        if isinstance(node.get("description"), str)
+    ]
+
+
+def word_runs(text: str) -> set[tuple[str, ...]]:
+    """Every run of RUN consecutive words, lowercased; punctuation and markup do not count."""
+    words = re.findall(r"\w+", text.lower())
+    return {tuple(words[i : i + RUN]) for i in range(len(words) - RUN + 1)}
+
+
+@functools.cache
+def published_runs() -> frozenset[tuple[str, ...]]:
+    runs: set[tuple[str, ...]] = set()
+    for path in sorted(REFERENCE.glob("*/*/*.json")):
+        for text in descriptions(json.loads(path.read_text(encoding="utf-8"))):
+            runs |= word_runs(text)
+    return frozenset(runs)
+
+
+def test_word_runs_ignore_case_spacing_and_punctuation() -> None:
+    assert word_runs("One two three four five six seven") == set()
+    assert word_runs("One, two;\n three `four` five six seven EIGHT.") == {
+        ("one", "two", "three", "four", "five", "six", "seven", "eight")
+    }
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_no_description_repeats_published_wording(version: str) -> None:
+    if not published_runs():
+        pytest.skip(f"no published reference schemas at {REFERENCE} (only in the workspace)")
+    schema = json.loads(bundled_schema(version).read_text(encoding="utf-8"))
+    copied = {
+        text[:60]: " ".join(sorted(word_runs(text) & published_runs())[0])
+        for text in descriptions(schema)
+        if word_runs(text) & published_runs()
+    }
+    assert copied == {}

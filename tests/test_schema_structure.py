@@ -8,12 +8,16 @@ from typing import Any
 
 import pytest
 
+from acp_schema.codegen import upstream
+from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.schema_structure import structural_diff, structure
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO.parent / "shared" / "reference"
-# The release the bundled schemas are taken from.
-REFERENCE_RELEASE = "acp-sdk-2.1.0"
+# The published release whose wire structure the bundled schemas carry (see README).
+BUNDLED_RELEASE = "2.4.0"
+# The release before the session-message revision.
+PRE_REVISION_RELEASE = "2.0.0"
 
 
 def sample() -> dict[str, Any]:
@@ -158,12 +162,40 @@ def test_long_values_are_truncated() -> None:
     assert len(line) < 120
 
 
+def published(release: str, version: str) -> Any:
+    """The published schema of `release`: the workspace reference copy if present, else the
+    npm-backed cache (fetched once with npm); skips when neither can provide it."""
+    reference = REFERENCE / f"acp-sdk-{release}" / version / "schema.unstable.json"
+    if reference.is_file():
+        path = reference
+    else:
+        try:
+            path = upstream.upstream_schema(release, version)
+        except upstream.UpstreamError as exc:
+            pytest.skip(f"the {release} schema is neither in {REFERENCE} nor fetchable: {exc}")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def bundled(version: str) -> Any:
+    return json.loads(bundled_schema(version).read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize("version", ["v1", "v2"])
-def test_bundled_schema_is_the_reference_structurally(version: str) -> None:
-    reference = REFERENCE / REFERENCE_RELEASE / version / "schema.unstable.json"
-    if not reference.is_file():
-        pytest.skip(f"reference schema {reference} is not available outside the workspace")
-    bundled = REPO / "codegen" / "schema" / version / "schema.unstable.json"
-    left = json.loads(bundled.read_text(encoding="utf-8"))
-    right = json.loads(reference.read_text(encoding="utf-8"))
-    assert structural_diff(left, right) == []
+def test_bundled_schema_is_the_latest_release_structurally(version: str) -> None:
+    assert structural_diff(bundled(version), published(BUNDLED_RELEASE, version)) == []
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_bundled_schema_keeps_the_session_message_revision(version: str) -> None:
+    # Against the release before the revision, the chunk lost its identity fields and the
+    # message gained the two cross-references.
+    lines = structural_diff(published(PRE_REVISION_RELEASE, version), bundled(version), None)
+    changed = {line.split(": ", 1)[0] for line in lines}
+    assert {
+        "#/$defs/SessionMessageChunk/properties/senderSessionId",
+        "#/$defs/SessionMessageChunk/properties/recipientSessionId",
+        "#/$defs/SessionMessage/properties/senderMessageId",
+        "#/$defs/SessionMessage/properties/recipientMessageId",
+    } <= changed
+    chunk = bundled(version)["$defs"]["SessionMessageChunk"]
+    assert set(chunk["properties"]) == {"messageId", "content", "_meta"}
