@@ -22,12 +22,13 @@ def generate(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The test suite (needs no network and no ../shared; reference tests skip without it),
-    then, without arguments, the release matrix (what CI runs: `.ci/run`)."""
+    """Without arguments, the release matrix and then the test suite (what CI runs:
+    `.ci/run`); the suite needs no network and no ../shared (reference tests skip without
+    it). The suite runs last so that its summary closes the log."""
     session.install("-e", ".[dev]")
-    session.run("pytest", *session.posargs)
     if not session.posargs:
         _matrix(session)
+    session.run("pytest", *session.posargs)
 
 
 @nox.session
