@@ -38,6 +38,9 @@ class AcpModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         populate_by_name=True,
+        # Validators are built on first use, not at import: most programs touch a small
+        # part of the ~200 models (docs/performance.md has the figures).
+        defer_build=True,
     )
 
     # Fields a schema revision removed: their wire keys are dropped on decode; their
