@@ -31,8 +31,6 @@ from pydantic import BaseModel
 
 from acp_schema import v1, v2
 from acp_schema._runtime import AcpModel
-from acp_schema.codegen import generate as generator
-from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.transcripts import TranscriptStore
 
 COUNT = 20_000
@@ -311,9 +309,7 @@ print(base, body, first)
 
 def import_cpu(version: str, *, before: bool, model: str, line: bytes) -> tuple[float, ...]:
     """Best of IMPORT_RUNS subprocesses, per phase (CPU seconds)."""
-    path = Path(generator.__file__).parents[1] / "generated" / version / "__init__.py"
-    if not path.is_file():  # an installed copy: the package directories are flat
-        path = Path(getattr(v1 if version == "v1" else v2, "__file__", ""))
+    path = Path(str((v1 if version == "v1" else v2).__file__))
     command = [sys.executable, "-c", _IMPORT_PROBE, version, "1" if before else "0", str(path)]
     command += [model, line.decode()]
     runs = [
@@ -396,6 +392,9 @@ def _self_cpu() -> float:
 def generate_report() -> float:
     """CPU seconds (self + children, every process waited for) of the whole command against
     the bare datamodel-codegen runs on the pre-pass output of the same schemas, same flags."""
+    from acp_schema.codegen import generate as generator
+    from acp_schema.codegen.bundled import bundled_schema
+
     schemas = [bundled_schema(v) for v in ("v1", "v2")]
     prepared = [generator.prepass(generator._checked(s)).schema for s in schemas]
     with tempfile.TemporaryDirectory() as tmp:
@@ -422,6 +421,7 @@ def generate_report() -> float:
 
 def phases(schema_path: Path) -> None:
     """Where one version's CPU goes, phase by phase, in this process."""
+    from acp_schema.codegen import generate as generator
     from acp_schema.codegen.postpass import PostpassPlan, _Finisher, cst
     from acp_schema.codegen.schema_check import meta_schema_problems
 
@@ -454,6 +454,9 @@ def main() -> None:
     print(f"{COUNT:,} mixed session/update messages per corpus, best of {REPEAT}, GC on")
     print("unless a row says otherwise; ratio = the baseline's time / this row's time")
     corpora = {"v1": lines("v1"), "v2": lines("v2")}
+    gc.collect()
+    print(f"(the program holds {len(gc.get_objects()):,} GC-tracked objects before decoding:")
+    print(" every full collection walks them as well as what the run keeps)")
     rows = [
         *decode_rows("v1", V1Message, corpora["v1"]),
         *decode_rows("v2", V2Message, corpora["v2"]),
@@ -491,12 +494,14 @@ def main() -> None:
         ("kept decode, GC on, x json.loads", ">= 1.0", "decode, kept"),
         ("discarded decode x json.loads", ">= 1.5", "decode, discarded"),
         ("encode x json.dumps", ">= 1.3", "encode (model_dump_json)"),
-        ("encode before (pydantic path) x json.dumps", "", "encode, before (pydantic's model_dump_json)"),
+        ("encode before (pydantic's path) x json.dumps", "",
+         "encode, before (pydantic's model_dump_json)"),
     ]  # fmt: skip
     print(f"\n{'issue 14 target':44} {'goal':>7} {'v1':>6} {'v2':>6}")
     for label, goal, row in targets:
         print(f"{label:44} {goal:>7} {ratio[f'v1: {row}']:6.2f} {ratio[f'v2: {row}']:6.2f}")
-    print(f"{'import now x before':44} {'<= 0.5':>7} {imports['v1'][0]:6.2f} {imports['v2'][0]:6.2f}")
+    now = [imports[v][0] for v in ("v1", "v2")]
+    print(f"{'import now x before':44} {'<= 0.5':>7} {now[0]:6.2f} {now[1]:6.2f}")
     first = [imports[v][1] * 1000 for v in ("v1", "v2")]
     print(f"{'first decode after import, CPU ms':44} {'report':>7} {first[0]:6.0f} {first[1]:6.0f}")
     print(f"{'store apply+link x decode-only, GC on':44} {'>= 0.5':>7} {'':>6} {store:6.2f}")
