@@ -34,7 +34,7 @@ from acp_schema._runtime import AcpModel
 from acp_schema.transcripts import TranscriptStore
 
 COUNT = 20_000
-REPEAT = 5
+REPEAT = 7
 IMPORT_RUNS = 5
 STORE_LINES = 100_000  # as tests/bench/transcripts.py
 STORE_REPEAT = 3
