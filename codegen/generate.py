@@ -56,6 +56,9 @@ CODEGEN_FLAGS = (
     "--remove-special-field-name-prefix",  # `_meta` -> `meta`
     "--use-schema-description",
     "--disable-timestamp",  # deterministic output
+    # Real annotations, not strings: importing then skips compiling ~1,200 annotation
+    # strings (docs/performance.md); forward references get quoted plus model_rebuild().
+    "--disable-future-imports",
     "--formatters=ruff-format",
     f"--base-class={RUNTIME_MODULE}.AcpModel",
     "--field-extra-keys",

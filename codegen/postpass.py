@@ -144,17 +144,47 @@ def _is_literal(annotation: cst.BaseExpression) -> bool:
     return m.matches(_bare_type(annotation), m.Subscript(value=m.Name("Literal")))
 
 
-def _builder_source(field_name: str, wire_name: str, annotation: cst.BaseExpression) -> str:
-    # `field_name` is an identifier the generator made; `wire_name` is schema text, so it
-    # only ever appears inside a literal made by `repr` (docstring included).
-    value_type = cst.Module([]).code_for_node(_bare_type(annotation))
-    doc = f"Return a copy with `{wire_name}` set to `value`."
-    quoted = _quoted(doc)
-    docstring = f'"""{doc}"""' if quoted == f'"{doc}"' else quoted  # plain text: as before
-    return (
-        f"def with_{field_name}(self, value: {value_type}) -> Self:\n"
-        f"    {docstring}\n"
-        f"    return self.model_copy(update={{{field_name!r}: value}})\n"
+_BUILDER = cst.parse_statement(
+    "def with_FIELD(self, value: VALUE) -> Self:\n"
+    '    """Return a copy with `WIRE` set to `value`."""\n'
+    '    return self.model_copy(update={"FIELD": value})\n'
+)
+
+
+def _builder(field_name: str, wire_name: str, annotation: cst.BaseExpression) -> cst.FunctionDef:
+    """`with_<field>(value) -> Self`, from one template parsed once: a parse per class
+    was a third of the post-pass time (docs/performance.md)."""
+    template = _BUILDER
+    assert isinstance(template, cst.FunctionDef) and isinstance(template.body, cst.IndentedBlock)
+    this, value = template.params.params
+    value = value.with_changes(annotation=cst.Annotation(_bare_type(annotation)))
+    doc_line, return_line = template.body.body
+    assert isinstance(doc_line, cst.SimpleStatementLine)
+    assert isinstance(return_line, cst.SimpleStatementLine)
+    doc = doc_line.body[0]
+    give = return_line.body[0]
+    assert isinstance(doc, cst.Expr) and isinstance(give, cst.Return)
+    assert isinstance(give.value, cst.Call) and isinstance(give.value.args[0].value, cst.Dict)
+    update = give.value.args[0].value
+    entry = update.elements[0]
+    assert isinstance(entry, cst.DictElement)
+    # `wire_name` is schema text: it only ever appears inside a literal made by `repr`.
+    text = f"Return a copy with `{wire_name}` set to `value`."
+    quoted = _quoted(text)
+    docstring = f'"""{text}"""' if quoted == f'"{text}"' else quoted  # plain text: as before
+    doc = doc.with_changes(value=cst.SimpleString(docstring))
+    update = update.with_changes(
+        elements=[entry.with_changes(key=cst.SimpleString(_quoted(field_name)))]
+    )
+    give = give.with_changes(
+        value=give.value.with_changes(args=[give.value.args[0].with_changes(value=update)])
+    )
+    return template.with_changes(
+        name=cst.Name(f"with_{field_name}"),
+        params=template.params.with_changes(params=[this, value]),
+        body=template.body.with_changes(
+            body=[doc_line.with_changes(body=[doc]), return_line.with_changes(body=[give])]
+        ),
     )
 
 
@@ -217,7 +247,8 @@ class _Finisher(cst.CSTTransformer):
     ) -> cst.ClassDef:
         name = self.class_stack.pop()
         fields = self.fields.pop()
-        # One parse per class for everything added to it: parsing is the costly part.
+        # Parsing is the costly part: the rare class-level additions take one parse per
+        # class, the builders none (`_builder`).
         added: list[str] = []
         ignored = self.plan.ignored_keys.get(name)
         if ignored:
@@ -230,10 +261,14 @@ class _Finisher(cst.CSTTransformer):
                 '    """Drop the wire keys this definition no longer has."""\n'
                 "    self._drop_ignored_keys()\n"
             )
-        for field_name, wire_name, annotation in fields:
-            if not _is_literal(annotation):
-                added.append(_builder_source(field_name, wire_name, annotation))
-        extra = list(cst.parse_module("".join(added)).body) if added else []
+        extra: list[cst.BaseStatement] = (
+            list(cst.parse_module("".join(added)).body) if added else []
+        )
+        extra += [
+            _builder(field_name, wire_name, annotation)
+            for field_name, wire_name, annotation in fields
+            if not _is_literal(annotation)
+        ]
         if not extra:
             return updated_node
         body = [

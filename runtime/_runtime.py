@@ -9,7 +9,7 @@ pydantic-core and pays no Python call on the common path.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
@@ -38,6 +38,9 @@ class AcpModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         populate_by_name=True,
+        # Validators are built on first use, not at import: most programs touch a small
+        # part of the ~200 models (docs/performance.md has the figures).
+        defer_build=True,
     )
 
     # Fields a schema revision removed: their wire keys are dropped on decode; their
@@ -51,6 +54,16 @@ class AcpModel(BaseModel):
         # (default-on-error replaces a malformed value by MISSING after the key was seen).
         values = self.__dict__
         return {name for name in self.__pydantic_fields_set__ if values.get(name) is not MISSING}
+
+    if not TYPE_CHECKING:  # type checkers keep pydantic's signature, options and all
+
+        def model_dump_json(self, **options):
+            # Without options this is the same serializer call with the same (default)
+            # settings, minus passing 15 keyword arguments, which costs ~30% of encoding a
+            # small message (docs/performance.md). Any option takes pydantic's own path.
+            if options:
+                return super().model_dump_json(**options)
+            return self.__pydantic_serializer__.to_json(self).decode()
 
     def _drop_ignored_keys(self) -> None:
         extra = self.__pydantic_extra__
