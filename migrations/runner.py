@@ -7,15 +7,18 @@ write them, print a diff, or only count them.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from . import rules
 from .bindings import TRIGGERS
 from .files import module_name
+from .old_bindings import OldBindings, find_old_bindings
 from .plan import HelperTemplate
 from .rules import Finding
 
@@ -28,6 +31,7 @@ class Options:
     rules: frozenset[str]
     bindings: tuple[str, ...] = ()
     todo_comments: bool = False
+    old_bindings: OldBindings = field(default_factory=OldBindings)
 
 
 @dataclass
@@ -69,11 +73,14 @@ def migrate_bytes(
 
     from .commands import ChunkIdentityCommand
 
+    problem = _too_deep(path, data)
+    if problem is not None:
+        return FileResult(path, "failed", error=problem, original=data)
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as err:
         return FileResult(
-            path, "failed", error=f"cannot parse: {_parser_message(err)}", original=data
+            path, "failed", error=f"cannot parse: {_syntax_error(path, data, err)}", original=data
         )
     except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
         return FileResult(path, "failed", error=f"cannot read: {err}", original=data)
@@ -86,10 +93,19 @@ def migrate_bytes(
         rules=options.rules,
         helpers=helpers,
         repository_wide=True,
+        old_bindings=options.old_bindings,
     )
+    command.fresh_tree = True
     try:
         new_module = command.transform_module(module)
         new = new_module.bytes
+    except (RecursionError, MemoryError) as err:
+        return FileResult(
+            path,
+            "failed",
+            error=f"too deeply nested for libcst ({type(err).__name__}), file left unchanged",
+            original=data,
+        )
     except Exception as err:  # isolate the failure to this file, keep its message
         return FileResult(
             path,
@@ -109,10 +125,50 @@ def migrate_bytes(
     return result
 
 
-def _parser_message(err: Exception) -> str:
+# What CPython's own parser says when it gives up on nesting (its limits are well below
+# the depth at which libcst's native parser overflows its stack and kills the process).
+_NESTING_MESSAGES = ("too many nested parentheses", "too many statically nested blocks")
+
+
+def _python_syntax_error(
+    path: Path, data: bytes
+) -> SyntaxError | RecursionError | MemoryError | None:
+    """What CPython's parser says about `data` (None: it parses)."""
+    try:
+        compile(data, str(path), "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, RecursionError, MemoryError) as err:
+        return err
+    except ValueError:  # NUL bytes: libcst reports those itself
+        return None
+    return None
+
+
+def _too_deep(path: Path, data: bytes) -> str | None:
+    """A report for code nested too deeply to parse safely, before libcst tries."""
+    err = _python_syntax_error(path, data)
+    if isinstance(err, RecursionError | MemoryError):
+        return "cannot parse: nested too deeply for Python's parser, file left unchanged"
+    if isinstance(err, SyntaxError) and any(m in (err.msg or "") for m in _NESTING_MESSAGES):
+        return f"cannot parse: {err.msg} ({_where(err)}), file left unchanged"
+    return None
+
+
+def _where(err: SyntaxError) -> str:
+    # SyntaxError.offset counts characters from 1; reports count columns from 0.
+    column = max((err.offset or 1) - 1, 0)
+    return f"line {err.lineno}, column {column}"
+
+
+def _syntax_error(path: Path, data: bytes, err: Exception) -> str:
+    """The parse error as CPython places it (libcst's native parser often reports the
+    token after the error, a line too late); libcst's own message when CPython accepts
+    the code (syntax newer than this Python)."""
     import libcst as cst
 
     assert isinstance(err, cst.ParserSyntaxError)
+    python = _python_syntax_error(path, data)
+    if isinstance(python, SyntaxError) and python.lineno is not None:
+        return f"{python.msg} ({_where(python)})"
     return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
 
 
@@ -125,25 +181,53 @@ def _migrate_file(
 Progress = Callable[[int, int], None]
 
 
+@dataclass
+class Run:
+    results: list[FileResult]
+    old_bindings: OldBindings
+
+
 def run(
     files: Sequence[Path],
-    options: Options,
+    options: Options | Mapping[Path, Options],
     *,
     jobs: int = 1,
     progress: Progress | None = None,
 ) -> list[FileResult]:
-    """Migrate `files` (in memory). Pass 1 runs every file that may be affected; when
+    """Migrate `files` in memory (see `run_all`)."""
+    return run_all(files, options, jobs=jobs, progress=progress).results
+
+
+def run_all(
+    files: Sequence[Path],
+    options: Options | Mapping[Path, Options],
+    *,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> Run:
+    """Migrate `files` (in memory), each with its own options (or the same for all).
+
+    First the old chunk classes the files declare are found (rule old-bindings) and
+    treated as bindings everywhere. Pass 1 runs every file that may be affected; when
     it finds helpers that other modules may call, pass 2 runs again, with their
     templates, every file that names one of them."""
+    per_file = {path: options if isinstance(options, Options) else options[path] for path in files}
     results: dict[Path, FileResult] = {}
-    pending: list[tuple[Path, bytes]] = []
+    contents: list[tuple[Path, bytes]] = []
     for path in files:
         try:
-            data = path.read_bytes()
+            contents.append((path, path.read_bytes()))
         except OSError as err:
             results[path] = FileResult(path, "failed", error=f"cannot read: {err.strerror}")
-            continue
-        if may_be_affected(data):
+    old = OldBindings()
+    if any(rules.OLD_BINDINGS in o.rules for o in per_file.values()):
+        old = find_old_bindings(contents)
+        if old.declarations:
+            per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
+    extra = tuple({n.rpartition(".")[2].encode() for n, _ in old.chunk_classes})
+    pending: list[tuple[Path, bytes]] = []
+    for path, data in contents:
+        if may_be_affected(data, extra):
             pending.append((path, data))
         else:
             results[path] = FileResult(path, "skipped", original=data)
@@ -159,7 +243,7 @@ def run(
             progress(done, total)
 
     with _Pool(jobs) as pool:
-        for result in pool.map(pending, options, None, tick):
+        for result in pool.map(pending, per_file, None, tick):
             results[result.path] = result
         helpers = {t.qualified_name: t for r in results.values() for t in r.helpers}
         if helpers:
@@ -168,9 +252,18 @@ def run(
                 for path in files
                 if results[path].status != "failed" and _may_call(results[path], helpers.values())
             ]
-            for result in pool.map(again, options, helpers, None):
+            for result in pool.map(again, per_file, helpers, None):
                 results[result.path] = result
-    return [results[path] for path in files]
+    for declaration in old.declarations:
+        result = results.get(declaration.path)
+        if result is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
+            result.findings.append(
+                Finding(
+                    declaration.line, declaration.column, rules.OLD_BINDINGS, declaration.message()
+                )
+            )
+            result.findings.sort()
+    return Run([results[path] for path in files], old)
 
 
 def _may_call(result: FileResult, helpers: Iterable[HelperTemplate]) -> bool:
@@ -208,19 +301,19 @@ class _Pool:
     def map(
         self,
         items: Sequence[tuple[Path, bytes]],
-        options: Options,
+        options: Mapping[Path, Options],
         helpers: Mapping[str, HelperTemplate] | None,
         tick: Callable[[], None] | None,
     ) -> list[FileResult]:
         if self.executor is None or len(items) < 2:
             out = []
             for path, data in items:
-                out.append(_migrate_file(path, data, options, helpers))
+                out.append(_migrate_file(path, data, options[path], helpers))
                 if tick:
                     tick()
             return out
         futures: list[tuple[Path, bytes, Future[FileResult]]] = [
-            (path, data, self.executor.submit(_migrate_file, path, data, options, helpers))
+            (path, data, self.executor.submit(_migrate_file, path, data, options[path], helpers))
             for path, data in items
         ]
         out = []
