@@ -56,6 +56,8 @@ class Bindings:
     chunk_classes: tuple[tuple[str, str], ...] = ()
     # Modules of `chunk_classes` that define no SessionMessage to send an upsert with.
     without_message: frozenset[str] = frozenset()
+    # The run's own classes with participant-ID fields that are not chunks.
+    app_classes: frozenset[str] = frozenset()
 
     @classmethod
     def with_extra(
@@ -63,10 +65,16 @@ class Bindings:
         extra: Iterable[str],
         chunk_classes: Iterable[tuple[str, str]] = (),
         without_message: Iterable[str] = (),
+        app_classes: Iterable[str] = (),
     ) -> Bindings:
         modules = list(DEFAULT_BINDINGS)
         modules.extend(m for m in extra if m not in modules)
-        return cls(tuple(modules), tuple(chunk_classes), frozenset(without_message))
+        return cls(
+            tuple(modules),
+            tuple(chunk_classes),
+            frozenset(without_message),
+            frozenset(app_classes),
+        )
 
     def has_message(self, module: str) -> bool:
         """Whether an upsert can take SessionMessage from `module`."""

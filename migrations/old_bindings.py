@@ -59,6 +59,9 @@ class OldBindings:
     chunk_classes: tuple[tuple[str, str], ...] = ()
     # Modules that name an old chunk class but define no SessionMessage.
     without_message: tuple[str, ...] = ()
+    # The run's own classes with participant-ID fields that are not chunks (look-alikes):
+    # reads on them are the application's business, never reported.
+    app_classes: tuple[str, ...] = ()
 
     @property
     def modules(self) -> tuple[str, ...]:
@@ -80,14 +83,25 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     module's last name in an import)."""
     modules: dict[str, tuple[Path, ast.Module, str | None]] = {}
     declarations: list[Declaration] = []
+    app_classes: set[str] = set()
     for path, data in files:
-        if may_declare(data):
+        if b"class" in data and any(name.encode() in data for name in IDENTITY_NAMES):
             entry = _parse(path, data)
-            if entry is not None:
-                modules[entry[0]] = entry[1:]
-                declarations.extend(_declarations(path, entry[0], entry[2]))
+            if entry is None:
+                continue
+            modules[entry[0]] = entry[1:]
+            found = list(_declarations(path, entry[0], entry[2]))
+            declarations.extend(found)
+            chunks = {d.name for d in found}
+            app_classes.update(
+                f"{entry[0]}.{node.name}"
+                for node in entry[2].body
+                if isinstance(node, ast.ClassDef)
+                and node.name not in chunks
+                and _fields(node) & IDENTITY_NAMES
+            )
     if not declarations:
-        return OldBindings()
+        return OldBindings(app_classes=tuple(sorted(app_classes)))
     markers = {d.name.encode() for d in declarations}
     markers |= {d.module.rpartition(".")[2].encode() for d in declarations}
     for path, data in files:
@@ -104,7 +118,9 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
             if MESSAGE_CLASS not in _names_with_stars(modules, module)
         }
     )
-    return OldBindings(tuple(declarations), tuple(chunk_classes), tuple(without))
+    return OldBindings(
+        tuple(declarations), tuple(chunk_classes), tuple(without), tuple(sorted(app_classes))
+    )
 
 
 def _parse(path: Path, data: bytes) -> tuple[str, Path, ast.Module, str | None] | None:

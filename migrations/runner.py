@@ -222,7 +222,7 @@ def run_all(
     old = OldBindings()
     if any(rules.OLD_BINDINGS in o.rules for o in per_file.values()):
         old = find_old_bindings(contents)
-        if old.declarations:
+        if old.declarations or old.app_classes:
             per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
     extra = tuple({n.rpartition(".")[2].encode() for n, _ in old.chunk_classes})
     pending: list[tuple[Path, bytes]] = []
