@@ -53,7 +53,9 @@ class MigrationCommand(CodemodCommand):
         super().__init__(context)
         self.repository_wide = repository_wide
         old = old_bindings or OldBindings()
-        self.bindings = Bindings.with_extra(bindings or (), old.chunk_classes, old.without_message)
+        self.bindings = Bindings.with_extra(
+            bindings or (), old.chunk_classes, old.without_message, old.app_classes
+        )
         self.selected = self.RULES if rules is None else frozenset(rules) & self.RULES
         self.todo_comments = todo_comments
         self.helpers = dict(helpers or {})
