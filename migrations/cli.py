@@ -5,12 +5,13 @@
     acp-schema migrate --check src/           # CI: exit 1 if anything would change
 
 Exit codes: 0 done (or, with --check, nothing to do); 1 with --check, changes pending;
-2 a file could not be parsed, read or written, or the command line is wrong. A file
-that fails is reported and left untouched; the run goes on with the others.
+2 a file could not be parsed, read or written, or the command line or a pyproject.toml
+is wrong. A file that cannot be parsed is reported and left untouched; the run goes on
+with the others. Writing is all or nothing (files.write_all).
 
-Settings may also come from `[tool.acp-schema.migrate]` in the pyproject.toml of the
-repository (keys `bindings`, `exclude`, `select`, `disable`, `todo-comments`); the
-command line adds to the lists and wins for the flag.
+Settings may also come from `[tool.acp-schema.migrate]` in the nearest pyproject.toml
+above each file (config.py; keys `bindings`, `exclude`, `select`, `disable`,
+`todo-comments`); the command line adds to the lists and wins for the flag.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE
 
-from .rules import FAMILIES, RULES, UnknownRuleError, select_rules
+from .rules import FAMILIES, RULES, UnknownRuleError, expand, select_rules
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
@@ -146,6 +147,10 @@ def migrate_command(args: argparse.Namespace) -> int:
         for path in files:
             config = configs[path]
             if config not in by_config:
+                try:
+                    expand([*config.select, *config.disable])
+                except UnknownRuleError as err:
+                    raise ConfigError(f"{config.path}: [tool.acp-schema.migrate]: {err}") from None
                 by_config[config] = Options(
                     rules=select_rules(
                         [*config.select, *args.select], [*config.disable, *args.disable]
