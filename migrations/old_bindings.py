@@ -293,7 +293,11 @@ def _literal_all(tree: ast.Module) -> set[str] | None:
             and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
             and isinstance(node.value, ast.List | ast.Tuple)
         ):
-            return {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+            return {
+                e.value
+                for e in node.value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            }
     return None
 
 

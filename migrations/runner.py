@@ -255,14 +255,14 @@ def run_all(
             for result in pool.map(again, per_file, helpers, None):
                 results[result.path] = result
     for declaration in old.declarations:
-        result = results.get(declaration.path)
-        if result is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
-            result.findings.append(
+        declaring = results.get(declaration.path)
+        if declaring is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
+            declaring.findings.append(
                 Finding(
                     declaration.line, declaration.column, rules.OLD_BINDINGS, declaration.message()
                 )
             )
-            result.findings.sort()
+            declaring.findings.sort()
     return Run([results[path] for path in files], old)
 
 
