@@ -68,19 +68,14 @@ class OldBindings:
         return tuple(sorted({d.module for d in self.declarations}))
 
 
-def may_declare(data: bytes) -> bool:
-    """The cheap check: only such files are parsed."""
-    return (CHUNK_CLASS.encode() in data or CHUNK_TAG.encode() in data) and any(
-        name.encode() in data for name in IDENTITY_NAMES
-    )
-
-
 def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
-    """Declarations of old chunk classes in `files`, and their re-exports.
+    """Declarations of old chunk classes in `files`, their re-exports, and the run's own
+    look-alike classes.
 
-    Only files that may declare such a class are parsed first; then, when there are
-    declarations, the files that may re-export them (naming the class or the declaring
-    module's last name in an import)."""
+    Only files that may declare a class with participant-ID fields are parsed first
+    (they contain `class` and a field name); then, when there are declarations, the files
+    that may re-export them (naming the class or the declaring module's last name in an
+    import)."""
     modules: dict[str, tuple[Path, ast.Module, str | None]] = {}
     declarations: list[Declaration] = []
     app_classes: set[str] = set()
