@@ -32,7 +32,7 @@ import libcst as cst
 from . import rules
 from .bindings import IDENTITY_FIELDS, WIRE_TO_FIELD
 from .chunk_builder import apply_links, chain_above
-from .plan import Failure, Source
+from .plan import Failure, Source, with_next_step
 from .planner import Planner
 from .syntax import chain, code, drop_items
 
@@ -103,7 +103,7 @@ def source_from_call(planner: Planner, call: cst.Call) -> Source | None:
         try:
             apply_links(source, found)
         except Failure as err:
-            planner.warn(call, rules.BUILDER, f"left unchanged: {err}")
+            planner.warn(call, rules.BUILDER, with_next_step(f"left unchanged: {err}"))
             return None
     if not source.strips:
         return None

@@ -20,9 +20,10 @@ import libcst as cst
 
 from . import chunk_builder, chunk_constructor, chunk_dict, chunk_import, chunk_read, rules
 from .candidates import Candidates, collect
-from .helper_calls import call_source, kind_template, template_for
-from .plan import Failure, HelperTemplate, Plan, Source
+from .helper_calls import NEXT_STEP, call_source, kind_template, template_for
+from .plan import Failure, HelperTemplate, Plan, Source, with_next_step
 from .planner import Placement, Planner
+from .syntax import code
 
 
 def plan_module(planner: Planner) -> Plan:
@@ -55,7 +56,7 @@ def plan_module(planner: Planner) -> Plan:
         try:
             placement = _place(planner, source)
         except Failure as err:
-            planner.warn(source.node, source.rule, f"left unchanged: {err}")
+            planner.warn(source.node, source.rule, with_next_step(f"left unchanged: {err}"))
             continue
         if placement.returned_by is not None:
             entry = returned.setdefault(id(placement.returned_by), (placement.returned_by, []))
@@ -68,6 +69,7 @@ def plan_module(planner: Planner) -> Plan:
     if rules.DICT in selected:
         _plan_kind_helpers(planner, found)
     _plan_imported_helpers(planner, found)
+    _plan_helper_references(planner)
 
     if rules.READ in selected:
         chunk_read.plan_reads(planner, found)
@@ -107,27 +109,21 @@ def _call_sites(
 
 
 def _plan_helper(planner: Planner, function: cst.FunctionDef, placements: list[Placement]) -> None:
-    """Chunks returned by `function`: strip them and send upserts at its call sites."""
+    """Chunks returned by `function`: strip them and send upserts at its call sites, all
+    or nothing (the runner also withdraws it when a call elsewhere cannot follow)."""
     name = function.name.value
     try:
         template = template_for(planner, function, [p.source for p in placements])
-        sites: list[Placement] = []
-        for _use, call in _call_sites(planner, function):
-            if call is None:
-                raise Failure(f"`{name}` is used without being called")
-            source = call_source(planner, call, template)
-            if source is None:
-                continue
-            placement = _place(planner, source)
-            if placement.returned_by is not None:
-                raise Failure(f"the result of `{name}(...)` is returned again")
-            sites.append(placement)
+        sites = _helper_sites(planner, function, template)
     except Failure as err:
         for placement in placements:
             planner.warn(
                 placement.source.node,
                 placement.source.rule,
-                f"left unchanged: the chunk is returned by `{name}`, and {err}",
+                with_next_step(
+                    f"left unchanged: the chunk is returned by `{name}`, and {err}",
+                    NEXT_STEP.format(name=name),
+                ),
             )
         return
     for placement in placements:
@@ -135,18 +131,48 @@ def _plan_helper(planner: Planner, function: cst.FunctionDef, placements: list[P
     for placement in sites:
         planner.commit(placement)
     planner.plan.exported.append(template)
-    if not planner.repository_wide and not name.startswith("_"):
+    if sites:
+        planner.plan.called.add(template.qualified_name)
+    if not planner.repository_wide:
         planner.warn(
             function,
             placements[0].source.rule,
-            f"`{name}` now returns chunks without participant IDs: callers in other "
-            "modules must send the upsert (`acp-schema migrate` on the whole repository "
-            "does that for them)",
+            f"`{name}` now returns chunks without participant IDs and its calls in this "
+            "module send the upsert; if another module calls it, run `acp-schema migrate` "
+            "on the whole repository instead (this runner sees one module at a time)",
         )
+
+
+def _helper_sites(
+    planner: Planner, function: cst.FunctionDef, template: HelperTemplate
+) -> list[Placement]:
+    """The placements of every call of `function` in its module; Failure if one of its
+    uses cannot get the upsert."""
+    name = function.name.value
+    sites: list[Placement] = []
+    calls = 0
+    for _use, call in _call_sites(planner, function):
+        if call is None:
+            raise Failure(f"`{name}` is used without being called")
+        calls += 1
+        source = call_source(planner, call, template)
+        if source is None:
+            continue
+        placement = _place(planner, source)
+        if placement.returned_by is not None:
+            raise Failure(f"the result of `{name}(...)` is returned again")
+        sites.append(placement)
+    if not calls and not planner.repository_wide:
+        raise Failure(
+            f"no call of `{name}` is in this module (callers elsewhere cannot be seen here); "
+            + NEXT_STEP.format(name=name)
+        )
+    return sites
 
 
 def _plan_kind_helpers(planner: Planner, found: Candidates) -> None:
     """Payload helpers whose `sessionUpdate` is a parameter: upserts at chunk calls."""
+    selected = planner.selected
     for node in found.tagged_dicts:
         kind = chunk_dict.kind_parameter(planner, node)
         if kind is None:
@@ -158,12 +184,16 @@ def _plan_kind_helpers(planner: Planner, found: Candidates) -> None:
             if planner.site(node).kind != "return":
                 raise Failure("the payload is not returned")
             template = kind_template(planner, function, node, kind)
+            sites = _helper_sites(planner, function, template) if rules.DICT in selected else []
         except Failure as err:
             planner.warn(
                 node,
                 rules.DICT,
-                f"this payload's kind is the parameter `{kind.value}` and it carries "
-                f"participant IDs, which chunks ignore; not followed because {err}",
+                with_next_step(
+                    f"this payload's kind is the parameter `{kind.value}` and it carries "
+                    f"participant IDs, which chunks ignore; not followed because {err}",
+                    NEXT_STEP.format(name=function.name.value),
+                ),
             )
             continue
         planner.plan.exported.append(template)
@@ -171,10 +201,10 @@ def _plan_kind_helpers(planner: Planner, found: Candidates) -> None:
         planner.changed(
             node, rules.DICT, "participant IDs are now left out when the kind is a chunk"
         )
-        for _use, call in _call_sites(planner, function):
-            if call is None:
-                continue
-            _plan_helper_call(planner, call, template)
+        for placement in sites:
+            planner.commit(placement)
+        if _call_sites(planner, function):
+            planner.plan.called.add(template.qualified_name)
 
 
 def _plan_imported_helpers(planner: Planner, found: Candidates) -> None:
@@ -194,16 +224,79 @@ def _plan_helper_call(planner: Planner, call: cst.Call, template: HelperTemplate
     try:
         source = call_source(planner, call, template)
         if source is None:
+            planner.plan.called.add(template.qualified_name)  # another kind: nothing to send
             return
         placement = _place(planner, source)
         if placement.returned_by is not None:
             raise Failure("its result is returned again")
     except Failure as err:
+        # The helper keeps its IDs then (the runner withdraws it): nothing is lost here.
+        line, _ = planner.facts.position(call)
+        planner.plan.blocked.setdefault(
+            template.qualified_name, f"its call at line {line} cannot get the upsert ({err})"
+        )
         planner.warn(
             call,
             rule,
-            f"`{template.qualified_name}` builds chunks whose participant IDs now need an "
-            f"upsert, which could not be added here: {err}",
+            f"`{template.qualified_name}` is left unchanged because this call cannot send "
+            f"the upsert: {err}",
         )
         return
     planner.commit(placement)
+    planner.plan.called.add(template.qualified_name)
+
+
+def _plan_helper_references(planner: Planner) -> None:
+    """Uses of helpers of other modules that are not calls (passed as a value,
+    re-exported by a package `__init__`): those helpers must keep their IDs."""
+    helpers = planner.helpers
+    if not helpers:
+        return
+    facts = planner.facts
+    names = {q.rpartition(".")[2] for q in helpers}
+    is_package = facts.module_name is not None and facts.module_name == facts.package_name
+    for statement in _all_nodes(facts.module, cst.ImportFrom):
+        assert isinstance(statement, cst.ImportFrom)
+        if isinstance(statement.names, cst.ImportStar) or not is_package:
+            continue
+        dots = "." * len(statement.relative)
+        module = code(statement.module) if statement.module is not None else ""
+        for alias in statement.names:
+            name = code(alias.name)
+            qualified = facts.absolute(f"{dots}{module}.{name}" if module else f"{dots}{name}")
+            if qualified in helpers:
+                line, _ = facts.position(statement)
+                planner.plan.blocked.setdefault(
+                    qualified,
+                    f"it is re-exported by the package `{facts.module_name}` (line {line})",
+                )
+    for node in _all_nodes(facts.module, cst.Name, cst.Attribute):
+        assert isinstance(node, cst.Name | cst.Attribute)
+        leaf = node.attr.value if isinstance(node, cst.Attribute) else node.value
+        if leaf not in names:
+            continue
+        holder = facts.parent(node)
+        if isinstance(holder, cst.Call) and holder.func is node:
+            continue
+        if isinstance(holder, cst.Attribute) and holder.attr is node:
+            continue
+        if isinstance(holder, cst.ImportAlias | cst.Attribute):
+            continue
+        for qualified in facts.qualified_names(node) & set(helpers):
+            line, _ = facts.position(node)
+            planner.plan.blocked.setdefault(
+                qualified, f"it is used without being called at line {line}"
+            )
+
+
+def _all_nodes(module: cst.Module, *kinds: type[cst.CSTNode]) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, kinds):
+                found.append(node)
+            return True
+
+    module.visit(Finder())
+    return found

@@ -120,7 +120,7 @@ def migrate_command(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     from .config import ConfigError, ConfigFinder
     from .files import Write, discover, excluded, write_all
-    from .runner import Options, run_all
+    from .runner import Options, run_all, write_order
 
     # Everything that can make the run unusable is checked before any file is written.
     if args.json is not None and not args.json.parent.is_dir():
@@ -190,7 +190,9 @@ def migrate_command(args: argparse.Namespace) -> int:
         if stream is not None:
             stream.flush()
     if writing and changed:
-        errors = write_all([Write(r.path, r.new or b"", r.original) for r in changed])
+        # All or nothing (files.write_all), renamed in a safe order: callers of a
+        # helper first, its module last (runner.write_order).
+        errors = write_all([Write(r.path, r.new or b"", r.original) for r in write_order(changed)])
         for result in changed:
             if result.path in errors:
                 result.status = "failed"

@@ -49,8 +49,10 @@ class MigrationCommand(CodemodCommand):
         helpers: Mapping[str, HelperTemplate] | None = None,
         repository_wide: bool = False,
         old_bindings: OldBindings | None = None,
+        refused: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(context)
+        self.refused = dict(refused or {})
         self.repository_wide = repository_wide
         old = old_bindings or OldBindings()
         self.bindings = Bindings.with_extra(
@@ -65,6 +67,8 @@ class MigrationCommand(CodemodCommand):
         # then the metadata wrapper need not copy it (the copy doubled time and memory
         # on big modules).
         self.fresh_tree = False
+        self.called_helpers: set[str] = set()
+        self.blocked_helpers: dict[str, str] = {}
 
     @staticmethod
     def add_args(arg_parser: argparse.ArgumentParser) -> None:
@@ -108,9 +112,12 @@ class MigrationCommand(CodemodCommand):
             facts, self.selected, helpers=self.helpers, todo_comments=self.todo_comments
         )
         planner.repository_wide = self.repository_wide
+        planner.refused = self.refused
         plan = chunk_identity.plan_module(planner)
         self.findings = sorted(plan.findings)
         self.exported_helpers = plan.exported
+        self.called_helpers = plan.called
+        self.blocked_helpers = plan.blocked
         for finding in self.findings:
             if finding.kind == "warning":
                 self.warn(f"{finding.line}:{finding.column}: {finding.rule}: {finding.message}")

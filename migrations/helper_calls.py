@@ -20,7 +20,7 @@ from .bindings import CHUNK_TAG
 from .candidates import identity_key, message_id_element, tag_element
 from .plan import Failure, HelperTemplate, Param, Source
 from .planner import Planner
-from .syntax import code, is_pure, string_value, substitute
+from .syntax import chain, code, is_pure, string_value, substitute
 
 
 def parameters(function: cst.FunctionDef) -> tuple[Param, ...]:
@@ -93,13 +93,63 @@ def helper_name(planner: Planner, function: cst.FunctionDef) -> str:
     return f"{module}.{function.name.value}" if module else function.name.value
 
 
+NEXT_STEP = (
+    "send a SessionMessage upsert with the participant IDs before each chunk it builds "
+    "is sent, then drop them from `{name}`"
+)
+
+
+def check_rewritable(planner: Planner, function: cst.FunctionDef) -> None:
+    """Failure unless every caller of `function` can be in this run: a private,
+    undecorated module-level function that the module does not export, and that the
+    run has not found a use of that cannot get the upsert."""
+    name = function.name.value
+    step = NEXT_STEP.format(name=name)
+    if not isinstance(planner.facts.parent(function), cst.Module):
+        raise Failure(f"`{name}` is not a module-level function")
+    if not name.startswith("_"):
+        raise Failure(f"`{name}` is public, so callers outside this run may use it; {step}")
+    if name in dunder_all(planner.facts.module):
+        raise Failure(f"`{name}` is listed in `__all__`; {step}")
+    if function.decorators:
+        raise Failure(
+            f"`{name}` is decorated, so it may be called from where this run cannot see; {step}"
+        )
+    refused = planner.refused.get(helper_name(planner, function))
+    if refused is not None:
+        raise Failure(f"{refused}; {step}")
+
+
+def dunder_all(module: cst.Module) -> set[str]:
+    """The strings assigned or added to a module-level `__all__`."""
+    names: set[str] = set()
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            value: cst.BaseExpression | None = None
+            if (
+                isinstance(small, cst.Assign)
+                and any(chain(t.target) == "__all__" for t in small.targets)
+            ) or (
+                isinstance(small, cst.AugAssign | cst.AnnAssign)
+                and chain(small.target) == ("__all__")
+            ):
+                value = small.value
+            if isinstance(value, cst.List | cst.Tuple | cst.Set):
+                for element in value.elements:
+                    text = string_value(element.value)
+                    if text is not None:
+                        names.add(text)
+    return names
+
+
 def template_for(
     planner: Planner, function: cst.FunctionDef, sources: list[Source]
 ) -> HelperTemplate:
     """The template of a helper returning `sources`; Failure if it does not qualify."""
     name = function.name.value
-    if not isinstance(planner.facts.parent(function), cst.Module):
-        raise Failure(f"`{name}` is not a module-level function")
+    check_rewritable(planner, function)
     if _is_generator(function):
         raise Failure(f"`{name}` is a generator")
     templates = {_template_of(planner, function, s) for s in sources}
@@ -135,8 +185,7 @@ def kind_template(
     planner: Planner, function: cst.FunctionDef, node: cst.Dict, kind: cst.Name
 ) -> HelperTemplate:
     """The template of a payload helper whose `sessionUpdate` is the parameter `kind`."""
-    if not isinstance(planner.facts.parent(function), cst.Module):
-        raise Failure(f"`{function.name.value}` is not a module-level function")
+    check_rewritable(planner, function)
     mid = message_id_element(node)
     tag = tag_element(node)
     if mid is None or tag is None:
@@ -183,8 +232,24 @@ def bind(call: cst.Call, template: HelperTemplate) -> dict[str, cst.BaseExpressi
             bound[arg.keyword.value] = arg.value
     for param in template.params:
         if param.name not in bound and param.default is not None:
-            bound[param.name] = cst.parse_expression(param.default)
+            default = cst.parse_expression(param.default)
+            if not _is_literal(default):
+                # Its names mean something in the helper's module, maybe not here, and
+                # the default was computed once, when the helper was defined.
+                raise Failure(
+                    f"`{param.name}` is not passed and its default `{param.default}` is not "
+                    "a literal; pass it explicitly"
+                )
+            bound[param.name] = default
     return bound
+
+
+def _is_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value in {"None", "True", "False"}
+    if isinstance(node, cst.UnaryOperation):
+        return _is_literal(node.expression)
+    return isinstance(node, cst.SimpleString | cst.ConcatenatedString | cst.Integer | cst.Float)
 
 
 def call_source(planner: Planner, call: cst.Call, template: HelperTemplate) -> Source | None:

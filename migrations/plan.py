@@ -88,6 +88,10 @@ class Plan:
     imports: set[tuple[str, str, str | None]] = field(default_factory=set)
     findings: list[Finding] = field(default_factory=list)
     exported: list[HelperTemplate] = field(default_factory=list)
+    # Helpers of the run (qualified names) that got an upsert at a call here, and those
+    # with a use here that cannot get one (with why): the runner leaves those alone.
+    called: set[str] = field(default_factory=set)
+    blocked: dict[str, str] = field(default_factory=dict)
 
     def edit(self, node: cst.CSTNode, edit: Edit) -> None:
         previous = self.edits.get(id(node))
@@ -103,6 +107,19 @@ class Plan:
 
 class Failure(Exception):
     """A chunk that cannot be migrated where it is; the message says why, for a person."""
+
+
+GENERIC_STEP = (
+    "send a SessionMessage upsert with the participant IDs for its message_id before the "
+    "chunk is sent, then drop them from the chunk"
+)
+
+
+def with_next_step(message: str, step: str = GENERIC_STEP) -> str:
+    """`message` ending in what a person should do next (unless it already says)."""
+    if any(hint in message for hint in ("SessionMessage upsert", "bind it", "pass it")):
+        return message
+    return f"{message}; {step}"
 
 
 # --- applying a plan ---------------------------------------------------------------------

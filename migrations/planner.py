@@ -18,7 +18,7 @@ from typing import Literal
 import libcst as cst
 
 from .bindings import IDENTITY_FIELDS, MESSAGE_CLASS
-from .candidates import IMPORTED, MODULE_LEVEL
+from .candidates import IMPORTED, MODULE_LEVEL, TAG_KEYS
 from .facts import Facts
 from .plan import (
     TODO_PREFIX,
@@ -32,11 +32,31 @@ from .plan import (
     Source,
 )
 from .rules import Finding
-from .syntax import chain, code, is_pure, read_chains, stores_in
+from .syntax import chain, code, is_pure, read_chains, stores_in, string_value
 from .upserts import message_ref, upsert_builder
 
 # Methods whose call on a chunk serialises it: `send(chunk.model_dump())` still sends it.
 SERIALIZERS = frozenset({"model_dump", "model_dump_json"})
+# The outermost call of a send statement must be known to deliver what it is given, in
+# order: a method or function whose name (leading underscores aside) starts with one of
+# these. `outbox.set(key, chunk)` or `pending.append(chunk)` store it instead, and a copy
+# with the upsert would be overwritten or never sent.
+SEND_VERBS = (
+    "session_update",
+    "send",
+    "notify",
+    "emit",
+    "publish",
+    "write",
+    "put",
+    "dispatch",
+    "deliver",
+    "broadcast",
+    "relay",
+    "forward",
+)
+# Calls between the chunk and the send that only re-encode it.
+ENCODERS = frozenset({"json.dumps", "orjson.dumps"})
 # Attributes of a chunk that say nothing about its participants.
 BENIGN_ATTRIBUTES = frozenset({"message_id", "content", "meta", "session_update", *SERIALIZERS})
 
@@ -90,7 +110,10 @@ class Planner:
         # Ids of the functions that name the chunk class or tag (0: module level).
         self.mentions: set[int] = set()
         self.repository_wide = False
+        # Helpers of this module the run found a reason not to rewrite: name -> reason.
+        self.refused: dict[str, str] = {}
         self._widened: set[int] = set()
+        self._nonlocals: dict[int, set[str]] = {}  # function id -> names nested code rebinds
 
     def near_chunks(self, node: cst.CSTNode) -> bool:
         """Whether the module imports the chunk class, or the code around `node` (its
@@ -154,7 +177,13 @@ class Planner:
             if isinstance(parent, cst.Element) and parent.value is node:
                 container = facts.parent(parent)
                 assert isinstance(container, cst.List | cst.Tuple | cst.Set)
-                self._require_pure(container.elements, skip=parent)
+                if len(container.elements) > 1:
+                    # A copy of the send would send the other elements twice.
+                    raise Failure(
+                        "the chunk is sent together with other values in one "
+                        f"{type(container).__name__.lower()}; send a SessionMessage upsert "
+                        "for its message_id before that statement"
+                    )
                 node, contained = container, True
                 continue
             if isinstance(parent, cst.DictElement) and parent.value is node:
@@ -178,16 +207,34 @@ class Planner:
                 raise Failure(f"`.{parent.attr.value}` is taken from the chunk")
             if isinstance(parent, cst.Expr):
                 if calls:
+                    self._require_send(calls)
                     return Site("send", parent, root=parent.value, callees=tuple(calls))
                 raise Failure("the chunk is evaluated and dropped")
             if isinstance(parent, cst.Yield) and parent.value is node and not calls:
                 holder = facts.parent(parent)
-                if isinstance(holder, cst.Expr):
-                    return Site("yield", holder)
+                if isinstance(holder, cst.Expr) and isinstance(node, cst.BaseExpression):
+                    return Site("yield", holder, root=node)
                 raise Failure("the value of the yield is used")
             if isinstance(parent, cst.Assign | cst.AnnAssign | cst.Return) and parent.value is node:
-                if calls:
+                if calls and self._is_send(calls[-1]):
+                    self._require_send(calls)
                     return Site("send", parent, root=parent.value, callees=tuple(calls))
+                if calls:
+                    # `note = Notification(update=chunk)`, `line = json.dumps(...)`: built,
+                    # not sent here; a copy before it would be overwritten.
+                    what = "returned" if isinstance(parent, cst.Return) else "assigned"
+                    raise Failure(
+                        f"the chunk is wrapped by `{code(calls[-1])}(...)` and {what}, not "
+                        "sent here; send a SessionMessage upsert for its message_id before "
+                        "the wrapped value is sent"
+                    )
+                if node is not expr and isinstance(node, cst.Call):
+                    what = "returned" if isinstance(parent, cst.Return) else "assigned"
+                    raise Failure(
+                        f"the chunk is {what} serialised, so an upsert could not be sent the "
+                        "same way; send a SessionMessage upsert for its message_id where the "
+                        "serialised chunk is sent"
+                    )
                 if contained:
                     raise Failure("the chunk is put in a container that is not sent")
                 if isinstance(parent, cst.Return):
@@ -198,6 +245,64 @@ class Planner:
                 return Site("assign", parent, target=target)
             kind = type(parent).__name__ if parent is not None else "nothing"
             raise Failure(f"the chunk is used inside a {kind} expression")
+
+    def _require_send(self, calls: list[cst.BaseExpression]) -> None:
+        """The outermost call must deliver in order; the ones below it only wrap the
+        chunk (a bindings class, a JSON encoder)."""
+        send = chain(calls[-1]) or ""
+        if not self._is_send(calls[-1]):
+            raise Failure(
+                f"`{send}(...)` is not known to send what it is given, in order (it may "
+                "store it); send a SessionMessage upsert for the chunk's message_id before it"
+            )
+        for wrapper in calls[:-1]:
+            name = chain(wrapper) or ""
+            if (
+                name in ENCODERS
+                or self._is_bindings_class(wrapper)
+                or self._is_pure_wrapper(wrapper)
+            ):
+                continue
+            raise Failure(
+                f"the chunk passes through `{name}(...)` before it is sent, which may do more "
+                "than wrap it; send a SessionMessage upsert for its message_id before the send"
+            )
+
+    def _is_pure_wrapper(self, func: cst.BaseExpression) -> bool:
+        """A module-level function of this module whose body only returns a side-effect
+        free expression of its parameters (`def notify(sid, u): return {...}`)."""
+        if not isinstance(func, cst.Name):
+            return False
+        assignment = self.facts.single_assignment(func)
+        function = assignment.node if assignment is not None else None
+        if not isinstance(function, cst.FunctionDef) or function.decorators:
+            return False
+        if not isinstance(self.facts.parent(function), cst.Module):
+            return False
+        body = function.body
+        if not isinstance(body, cst.IndentedBlock):
+            return False
+        statements = [s for s in body.body if not _is_docstring(s)]
+        if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+            return False
+        small = statements[0].body
+        return (
+            len(small) == 1
+            and isinstance(small[0], cst.Return)
+            and small[0].value is not None
+            and is_pure(small[0].value)
+        )
+
+    def _is_send(self, func: cst.BaseExpression) -> bool:
+        verb = (chain(func) or "").rpartition(".")[2].lstrip("_").lower()
+        return verb.startswith(SEND_VERBS)
+
+    def _is_bindings_class(self, func: cst.BaseExpression) -> bool:
+        for qname in self.facts.qualified_names(func):
+            module = qname.rpartition(".")[0]
+            if module and self.facts.bindings.owner(module):
+                return True
+        return False
 
     def _require_pure(
         self,
@@ -216,6 +321,34 @@ class Planner:
                     raise Failure(
                         f"`{code(value)}` next to the chunk would run twice if the send were copied"
                     )
+            if self._is_update(item.value):
+                raise Failure(
+                    f"`{code(item.value)}` is sent by the same call, and a copy of the send "
+                    "would send it twice; send a SessionMessage upsert for the chunk's "
+                    "message_id before that statement"
+                )
+
+    def _is_update(self, value: cst.BaseExpression) -> bool:
+        """Whether `value` is (or names) another session update: a payload tagged with
+        `sessionUpdate`, or a name the code shows holds a bindings model."""
+        if isinstance(value, cst.Dict):
+            return any(
+                isinstance(e, cst.DictElement) and string_value(e.key) in TAG_KEYS
+                for e in value.elements
+            )
+        if isinstance(value, cst.List | cst.Tuple | cst.Set):
+            return any(
+                isinstance(e, cst.Element) and self._is_update(e.value) for e in value.elements
+            )
+        if isinstance(value, cst.Name):
+            fact = self.facts.fact(value)
+            if fact.kind == "chunk":
+                return True
+            assigned = fact.value
+            if isinstance(assigned, cst.Call):
+                return self._is_bindings_class(assigned.func)
+            return isinstance(assigned, cst.Dict) and self._is_update(assigned)
+        return False
 
     # --- placing a source --------------------------------------------------------------
 
@@ -233,6 +366,12 @@ class Planner:
         if site.kind == "assign":
             assert site.target is not None
             return self._place_assigned(source, site)
+        if source.message_id is not None and not is_pure(source.message_id):
+            # A copy would compute another ID: the upsert would name another message.
+            raise Failure(
+                f"the message id `{code(source.message_id)}` is computed where the chunk is "
+                "built; bind it to a name first (`mid = ...`) and use that name in the chunk"
+            )
         placement = Placement(source)
         ref, imports = message_ref(self.facts, source, site.statement)
         placement.imports |= imports
@@ -378,23 +517,98 @@ class Planner:
 
             values = read_chains(root, skip=expr)
         elif site.kind == "yield":
+            assert site.root is not None
+            yielded = site.root
 
             def build(applier: Applier) -> cst.BaseSmallStatement:
-                return cst.Expr(value=cst.Yield(value=builder(applier)))
+                # The yielded value copied with the upsert in place of the chunk, so a
+                # serialised chunk (`.model_dump_json()`) gives a serialised upsert.
+                value = yielded.visit(Applier(applier.plan, {id(expr): builder}))
+                assert isinstance(value, cst.BaseExpression)
+                return cst.Expr(value=cst.Yield(value=value))
 
-            values = set()
-            self._widen_generator(placement, statement, ref)
+            values = read_chains(yielded, skip=expr)
+            if yielded is expr:
+                self._widen_generator(placement, statement, ref)
         else:  # pragma: no cover - sites are filtered before
             raise Failure(f"cannot send from a {site.kind}")
         values |= self._upsert_reads(source)
         callees = {c for callee in site.callees if (c := chain(callee)) is not None}
-        anchor, note = self._hoist(statement, values - callees, callees)
+        upsert_values = self._upsert_values(source)
+        copied = [site.root] if site.root is not None else []
+        hold = None
+        if not self._in_loop(statement):
+            pass  # nothing to hoist out of
+        elif not all(is_pure(v) for v in upsert_values):
+            hold = "the upsert computes a value with a call, which must run once per chunk"
+        elif self._reads_shared_state([*upsert_values, *copied], skip=expr, at=statement):
+            hold = "shared"
+        anchor, note = self._hoist(statement, values - callees, callees, hold)
         if note:
             placement.notes.append((statement, note))
         key = code(build(Applier(Plan())))
         if source.guard and self._already_sent(anchor, key):
             return
         placement.insertions.append(Insertion(anchor, build, key))
+
+    def _upsert_values(self, source: Source) -> list[cst.CSTNode]:
+        values: list[cst.CSTNode] = list(source.identity.values())
+        if source.message_id is not None:
+            values.append(source.message_id)
+        return values + list(source.bound.values())
+
+    def _reads_shared_state(
+        self, values: list[cst.CSTNode], *, skip: cst.CSTNode, at: cst.CSTNode
+    ) -> bool:
+        """Whether the upsert reads something a call could change without assigning it
+        in the loop: an attribute, an item, a global, or a local that a nested function
+        rebinds (`nonlocal`). Plain locals only change by statements the loop shows."""
+        function = self.facts.function_of(at)
+        scope = self.facts.scope(at)
+        rebound: set[str] = set()
+        if function is not None:
+            if id(function) not in self._nonlocals:
+                self._nonlocals[id(function)] = _nonlocal_names(function)
+            rebound = self._nonlocals[id(function)]
+        finder = _SharedReads(skip)
+        for value in values:
+            value.visit(finder)
+        if finder.shared:
+            return True
+        for name in finder.names:
+            if name in {"None", "True", "False"}:
+                continue
+            if function is None or scope is None or name not in scope.assignments:
+                return True  # a global (or builtin): any call may rebind it
+            if name in rebound:
+                return True
+        return False
+
+    def _in_loop(self, node: cst.CSTNode) -> bool:
+        for current in self.facts.ancestors(node):
+            if isinstance(current, cst.For | cst.While):
+                return True
+            if isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                return False
+        return False
+
+    def _loop_calls_others(self, loop: cst.CSTNode, callees: set[str]) -> str | None:
+        """A call in `loop` other than the send itself, a bindings class or a builtin
+        ("await" / "yield" when the loop suspends)."""
+        finder = _CallFinder()
+        loop.visit(finder)
+        if finder.suspends:
+            # Other code runs at an `await` or `yield` and may change it too.
+            return "await" if finder.suspends == "await" else "yield"
+        for call in finder.calls:
+            func = call.func
+            name = chain(func)
+            if name is not None and name in callees:
+                continue
+            if self._is_bindings_class(func) or self.facts.is_builtin(func):
+                continue
+            return code(func)
+        return None
 
     def _upsert_reads(self, source: Source) -> set[str]:
         values: list[cst.CSTNode] = list(source.identity.values())
@@ -411,6 +625,7 @@ class Planner:
         statement: cst.BaseSmallStatement,
         values: set[str],
         callees: set[str],
+        hold: str | None = None,
     ) -> tuple[cst.CSTNode, str | None]:
         """Where the upsert goes: before `statement`, or before the loops around it when
         nothing it reads changes inside them. Returns (anchor, why it was not hoisted)."""
@@ -440,9 +655,27 @@ class Planner:
                     break
             if not (isinstance(owner, cst.For | cst.While) and owner.body is body):
                 break
+            if hold is not None and hold != "shared":
+                note = hold
+                break
+            if hold == "shared":
+                other = self._loop_calls_others(owner, callees)
+                if other in ("await", "yield"):
+                    note = (
+                        f"other code runs at each `{other}` in the loop and may change what "
+                        "the upsert reads (an attribute, an item or a global)"
+                    )
+                    break
+                if other is not None:
+                    note = (
+                        f"the call `{other}(...)` inside the loop may change what the upsert "
+                        "reads (an attribute, an item or a global)"
+                    )
+                    break
             stores = stores_in([owner])
             changing = sorted(v for v in values if stores.conflicts(v))
-            changing += sorted(c for c in callees if c in stores.stored or "*" in stores.stored)
+            # `for peer in peers: peer.session_update(...)`: the send's receiver changes.
+            changing += sorted(c for c in callees if stores.rebinds(c))
             if changing:
                 names = ", ".join(f"`{c}`" for c in changing)
                 note = f"{names} changes inside the loop"
@@ -556,6 +789,14 @@ class Planner:
                     source.rule,
                     f"sends {fields} in a SessionMessage upsert before the chunk from `{helper}`",
                 )
+        elif source.identity and placement.returned_by is not None and not placement.insertions:
+            helper = placement.returned_by.name.value
+            self.changed(
+                source.node,
+                source.rule,
+                f"took {fields} out of the chunk `{helper}` returns; its calls send them "
+                "in a SessionMessage upsert",
+            )
         elif source.identity:
             upsert = (
                 "a SessionMessage upsert"
@@ -568,6 +809,89 @@ class Planner:
         for rule in source.changed_rules:
             if rule != source.rule:
                 self.changed(source.node, rule, "removed identity builders from the chain")
+
+
+class _SharedReads(cst.CSTVisitor):
+    """Names read, and whether an attribute or item is read (callees of calls aside)."""
+
+    def __init__(self, skip: cst.CSTNode) -> None:
+        self.skip = skip
+        self.names: set[str] = set()
+        self.shared = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.skip:
+            return False
+        return super().on_visit(node)
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        for arg in node.args:
+            arg.visit(self)
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.shared = True
+        return False
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        self.shared = True
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+class _CallFinder(cst.CSTVisitor):
+    """Calls in a subtree, and whether it suspends (`await`, `yield`: other code runs)."""
+
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+        self.suspends: str | None = None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Await(self, node: cst.Await) -> None:
+        self.suspends = self.suspends or "await"
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.suspends = self.suspends or "yield"
+
+    def visit_For(self, node: cst.For) -> None:
+        if node.asynchronous is not None:
+            self.suspends = self.suspends or "await"
+
+    def visit_With(self, node: cst.With) -> None:
+        if node.asynchronous is not None:
+            self.suspends = self.suspends or "await"
+
+
+class _NonlocalFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.found.update(n.name.value for n in node.names)
+
+
+def _nonlocal_names(function: cst.FunctionDef) -> set[str]:
+    """Names that functions nested in `function` rebind with `nonlocal`."""
+    finder = _NonlocalFinder()
+    function.visit(finder)
+    return finder.found
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
 
 
 def _normal(text: str) -> str:

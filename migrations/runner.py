@@ -45,6 +45,13 @@ class FileResult:
     encoding: str = "utf-8"
     helpers: list[HelperTemplate] = field(default_factory=list)
     written: bool = False
+    # Helpers of the run (qualified names) this file called with an upsert, and uses of
+    # helpers here that cannot get one (name -> why).
+    called: set[str] = field(default_factory=set)
+    blocked: dict[str, str] = field(default_factory=dict)
+    # The helper rewrites this file's changes belong to ("root:module.name"): files
+    # sharing one must be written together (see `write_groups`).
+    units: frozenset[str] = frozenset()
 
     @property
     def changes(self) -> list[Finding]:
@@ -66,6 +73,7 @@ def migrate_bytes(
     data: bytes,
     options: Options,
     helpers: Mapping[str, HelperTemplate] | None = None,
+    refused: Mapping[str, str] | None = None,
 ) -> FileResult:
     """Migrate one file's bytes; never raises for a problem of this file."""
     import libcst as cst
@@ -94,6 +102,7 @@ def migrate_bytes(
         helpers=helpers,
         repository_wide=True,
         old_bindings=options.old_bindings,
+        refused=refused,
     )
     command.fresh_tree = True
     try:
@@ -121,6 +130,8 @@ def migrate_bytes(
         new=new if new != data else None,
         encoding=module.encoding,
         helpers=list(command.exported_helpers),
+        called=set(command.called_helpers),
+        blocked=dict(command.blocked_helpers),
     )
     return result
 
@@ -173,9 +184,13 @@ def _syntax_error(path: Path, data: bytes, err: Exception) -> str:
 
 
 def _migrate_file(
-    path: Path, data: bytes, options: Options, helpers: Mapping[str, HelperTemplate] | None
+    path: Path,
+    data: bytes,
+    options: Options,
+    helpers: Mapping[str, HelperTemplate] | None,
+    refused: Mapping[str, str] | None = None,
 ) -> FileResult:
-    return migrate_bytes(path, data, options, helpers)
+    return migrate_bytes(path, data, options, helpers, refused)
 
 
 Progress = Callable[[int, int], None]
@@ -243,17 +258,9 @@ def run_all(
             progress(done, total)
 
     with _Pool(jobs) as pool:
-        for result in pool.map(pending, per_file, None, tick):
+        for result in pool.map(pending, per_file, None, None, tick):
             results[result.path] = result
-        helpers = {t.qualified_name: t for r in results.values() for t in r.helpers}
-        if helpers:
-            again = [
-                (path, results[path].original)
-                for path in files
-                if results[path].status != "failed" and _may_call(results[path], helpers.values())
-            ]
-            for result in pool.map(again, per_file, helpers, None):
-                results[result.path] = result
+        _settle_helpers(files, results, per_file, pool)
     for declaration in old.declarations:
         declaring = results.get(declaration.path)
         if declaring is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
@@ -264,6 +271,152 @@ def run_all(
             )
             declaring.findings.sort()
     return Run([results[path] for path in files], old)
+
+
+HelperKey = tuple[str, str]  # (import root of the defining module, qualified name)
+
+
+def _settle_helpers(
+    files: Sequence[Path],
+    results: dict[Path, FileResult],
+    options: Options | Mapping[Path, Options],
+    pool: _Pool,
+) -> None:
+    """Give the calls of helpers in other modules their upserts, and withdraw every
+    helper rewrite that not all of its uses in the run can follow: one that a use
+    blocks (an impure argument, a re-export, a use without a call) or that no call in
+    the run reaches. Each round re-runs only the files concerned; the set of helpers
+    only shrinks, so it ends."""
+    roots = {path: str(_import_root(path)) for path in files}
+    refused: dict[HelperKey, str] = {}
+    again: set[Path] | None = None  # None: every file that may call a helper
+    while True:
+        templates = _templates(results, roots, refused)
+        if not templates and again is None:
+            break
+        if again is None:
+            targets = [
+                p for p in files if _may_call(results[p], [t for t, _ in templates.values()])
+            ]
+        else:
+            targets = [p for p in files if p in again]
+        targets = [p for p in targets if results[p].status != "failed"]
+        items = [(p, results[p].original) for p in targets]
+        for result in pool.map_each(
+            items,
+            options,
+            [_for_root(templates, roots[p]) for p in targets],
+            [{q: why for (root, q), why in refused.items() if root == roots[p]} for p in targets],
+        ):
+            results[result.path] = result
+        called = {(roots[r.path], q) for r in results.values() for q in r.called}
+        blocked = {
+            (roots[r.path], q): f"{r.path.name}: {why}"
+            for r in results.values()
+            for q, why in r.blocked.items()
+        }
+        for path in files:
+            failed = results[path]
+            if failed.status != "failed":
+                continue
+            for key, (template, _) in templates.items():
+                if key[0] == roots[path] and _may_call(failed, [template]):
+                    # A file that may call it but could not be read: its calls are unknown.
+                    blocked.setdefault(key, f"{path.name} names it but could not be migrated")
+        withdrawn: dict[HelperKey, str] = {}
+        for key in templates:
+            if key in blocked:
+                withdrawn[key] = f"a use of it in this run cannot follow ({blocked[key]})"
+            elif key not in called:
+                withdrawn[key] = (
+                    "no call of it is in this run, so its callers cannot get the upsert"
+                )
+        if not withdrawn:
+            break
+        refused.update(withdrawn)
+        names = [t for key, (t, _) in templates.items() if key in withdrawn]
+        again = {path for key, (_, path) in templates.items() if key in withdrawn}
+        again |= {p for p in files if _may_call(results[p], names)}
+    _mark_units(results, roots, refused)
+
+
+def _templates(
+    results: Mapping[Path, FileResult], roots: Mapping[Path, str], refused: Mapping[HelperKey, str]
+) -> dict[HelperKey, tuple[HelperTemplate, Path]]:
+    found: dict[HelperKey, tuple[HelperTemplate, Path]] = {}
+    for result in results.values():
+        for template in result.helpers:
+            key = (roots[result.path], template.qualified_name)
+            if key not in refused:
+                found[key] = (template, result.path)
+    return found
+
+
+def _for_root(
+    templates: Mapping[HelperKey, tuple[HelperTemplate, Path]], root: str
+) -> dict[str, HelperTemplate]:
+    """The helpers a module under `root` can import: those of the same import root (two
+    packages of one name in a monorepo do not see each other's)."""
+    return {q: t for (r, q), (t, _) in templates.items() if r == root}
+
+
+def _mark_units(
+    results: Mapping[Path, FileResult], roots: Mapping[Path, str], refused: Mapping[HelperKey, str]
+) -> None:
+    for result in results.values():
+        root = roots[result.path]
+        keys = {(root, t.qualified_name) for t in result.helpers}
+        keys |= {(root, q) for q in result.called}
+        result.units = frozenset(f"{r}:{q}" for r, q in keys if (r, q) not in refused)
+
+
+def _import_root(path: Path) -> Path:
+    """The directory a module is imported from (above its top package)."""
+    name, _ = module_name(path)
+    resolved = path.resolve()
+    if name is None:
+        return resolved.parent
+    depth = name.count(".") + (1 if resolved.stem == "__init__" else 0)
+    return resolved.parents[depth]
+
+
+def _options(options: Options | Mapping[Path, Options], path: Path) -> Options:
+    """The options of one file (the same for all, or per file)."""
+    return options if isinstance(options, Options) else options[path]
+
+
+def write_order(results: Sequence[FileResult]) -> list[FileResult]:
+    """The changed files in an order safe to write one after the other: every helper's
+    module after the modules whose calls of it got upserts (see `write_groups`)."""
+    return [result for group in write_groups(results) for result in group]
+
+
+def write_groups(results: Sequence[FileResult]) -> list[list[FileResult]]:
+    """Changed files in the groups that must be written together: a helper's module and
+    the modules whose calls of it got upserts. Within a group the callers come first
+    and the helpers' modules last, so that a run stopped half-way leaves the helpers
+    still carrying their IDs (and a re-run finishes the job, `--check` still failing)."""
+    changed = [r for r in results if r.new is not None]
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    for result in changed:
+        keys = sorted(result.units)
+        for other in keys[1:]:
+            parent[find(other)] = find(keys[0])
+    groups: dict[str, list[FileResult]] = {}
+    singles: list[list[FileResult]] = []
+    for result in changed:
+        if result.units:
+            groups.setdefault(find(min(result.units)), []).append(result)
+        else:
+            singles.append([result])
+    ordered = [sorted(g, key=lambda r: bool(r.helpers)) for g in groups.values()]
+    return singles + ordered
 
 
 def _may_call(result: FileResult, helpers: Iterable[HelperTemplate]) -> bool:
@@ -303,18 +456,36 @@ class _Pool:
         items: Sequence[tuple[Path, bytes]],
         options: Mapping[Path, Options],
         helpers: Mapping[str, HelperTemplate] | None,
+        refused: Mapping[str, str] | None,
         tick: Callable[[], None] | None,
     ) -> list[FileResult]:
+        return self.map_each(items, options, [helpers] * len(items), [refused] * len(items), tick)
+
+    def map_each(
+        self,
+        items: Sequence[tuple[Path, bytes]],
+        options: Options | Mapping[Path, Options],
+        helpers: Sequence[Mapping[str, HelperTemplate] | None],
+        refused: Sequence[Mapping[str, str] | None],
+        tick: Callable[[], None] | None = None,
+    ) -> list[FileResult]:
+        """Migrate `items`, the i-th with `helpers[i]` and `refused[i]`."""
         if self.executor is None or len(items) < 2:
             out = []
-            for path, data in items:
-                out.append(_migrate_file(path, data, options[path], helpers))
+            for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True):
+                out.append(_migrate_file(path, data, _options(options, path), known, withdrawn))
                 if tick:
                     tick()
             return out
         futures: list[tuple[Path, bytes, Future[FileResult]]] = [
-            (path, data, self.executor.submit(_migrate_file, path, data, options[path], helpers))
-            for path, data in items
+            (
+                path,
+                data,
+                self.executor.submit(
+                    _migrate_file, path, data, _options(options, path), known, withdrawn
+                ),
+            )
+            for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True)
         ]
         out = []
         for path, data, future in futures:

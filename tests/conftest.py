@@ -40,3 +40,10 @@ def installed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for version in ("v1", "v2"):
             shutil.copytree(REPO / "generated" / version, target / "acp_schema" / version)
     return target
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The migration oracle's figures, when its cases ran."""
+    oracle = sys.modules.get("tests.migration_oracle")
+    if oracle is not None and oracle.FIGURES:
+        terminalreporter.write_line(oracle.figures_line(oracle.FIGURES))

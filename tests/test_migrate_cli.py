@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,8 +117,7 @@ class TestExitCodesAndModes:
         root = tree(tmp_path, {"a_broken.py": broken, "b_send.py": OLD})
         assert migrate(root) == 2
         out = capsys.readouterr().out
-        assert "a_broken.py: error: cannot parse:" in out
-        # Where CPython puts it (libcst's native parser says line 3): the `:`.
+        # Python's own message and position (libcst's parser names the next line).
         assert "a_broken.py: error: cannot parse: invalid syntax (line 2, column 11)" in out
         assert (root / "a_broken.py").read_text() == broken
         assert "SessionMessage(" in (root / "b_send.py").read_text()
@@ -299,18 +299,18 @@ HELPERS = textwrap.dedent(
     from acp_schema.v2 import SessionMessageChunk
 
 
-    def text_chunk(message_id: str, text: str, sender: str) -> SessionMessageChunk:
+    def _text_chunk(message_id: str, text: str, sender: str) -> SessionMessageChunk:
         return SessionMessageChunk(message_id=message_id, content=text, sender_session_id=sender)
     """
 )
 CALLER = textwrap.dedent(
     """\
-    from .helpers import text_chunk
+    from .helpers import _text_chunk
 
 
     def send(out, mid, me, parts):
         for part in parts:
-            out.put(text_chunk(mid, part, me))
+            out.put(_text_chunk(mid, part, me))
     """
 )
 
@@ -326,6 +326,62 @@ class TestRepositoryRuns:
         assert "from acp_schema.v2 import SessionMessage" in use
         assert "sender_session_id" not in (root / "app" / "helpers.py").read_text()
         assert migrate("--check", root) == 0
+
+    def test_helper_and_callers_are_written_together(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
+        root = tree(tmp_path, files)
+        from acp_schema.migrations import runner
+
+        settle = runner._settle_helpers
+
+        def then_edit_the_caller(*args: Any, **kwargs: Any) -> None:
+            settle(*args, **kwargs)
+            # Someone edits the caller while the run works: it must not be written.
+            with (root / "app" / "use.py").open("a") as caller:
+                caller.write("# edited meanwhile\n")
+
+        monkeypatch.setattr(runner, "_settle_helpers", then_edit_the_caller)
+        assert migrate(root) == 2
+        # The helper keeps its IDs: nothing is lost, and --check still sees the work.
+        assert (root / "app" / "helpers.py").read_text() == HELPERS
+        monkeypatch.setattr(runner, "_settle_helpers", settle)
+        assert migrate("--check", root) == 1
+        assert migrate(root) == 0
+        assert migrate("--check", root) == 0
+        assert "sender_session_id" not in (root / "app" / "helpers.py").read_text()
+
+    def test_helper_named_by_a_file_that_does_not_parse_is_left_alone(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        broken = CALLER + "\ndef broken(:\n    pass\n"
+        files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": broken}
+        root = tree(tmp_path, files)
+        assert migrate(root) == 2
+        assert (root / "app" / "helpers.py").read_text() == HELPERS
+        out = capsys.readouterr().out
+        assert "use.py names it but could not be migrated" in out
+
+    def test_a_run_stopped_after_the_callers_is_finished_by_the_next(self, tmp_path: Path) -> None:
+        files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
+        done = tree(tmp_path / "done", files)
+        assert migrate(done) == 0
+        stopped = tree(tmp_path / "stopped", files)
+        from acp_schema.migrations.rules import ALL_RULES
+        from acp_schema.migrations.runner import Options, run, write_groups
+
+        paths = sorted(stopped.rglob("*.py"))
+        [group] = write_groups(run(paths, Options(rules=ALL_RULES)))
+        assert [r.path.name for r in group] == ["use.py", "helpers.py"]  # callers first
+        first = group[0]
+        assert first.new is not None
+        first.path.write_bytes(first.new)  # ... and the run stops here
+        assert migrate("--check", stopped) == 1
+        assert migrate(stopped) == 0
+        assert {k: v[0] for k, v in snapshot(stopped).items()} == {
+            k: v[0] for k, v in snapshot(done).items()
+        }
 
     def test_two_jobs_give_the_same_result_as_one(self, tmp_path: Path) -> None:
         files: dict[str, str | bytes] = {

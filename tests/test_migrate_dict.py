@@ -103,7 +103,7 @@ class TestPayloads(MigrationTest):
 
 class TestKindParameter(MigrationTest):
     HELPER = """
-        def payload(kind, mid, text, sender, recipient=None):
+        def _payload(kind, mid, text, sender, recipient=None):
             return {
                 "sessionUpdate": kind,
                 "messageId": mid,
@@ -113,7 +113,7 @@ class TestKindParameter(MigrationTest):
             }
         """
     HELPER_AFTER = """
-        def payload(kind, mid, text, sender, recipient=None):
+        def _payload(kind, mid, text, sender, recipient=None):
             return {
                 "sessionUpdate": kind,
                 "messageId": mid,
@@ -127,35 +127,47 @@ class TestKindParameter(MigrationTest):
             self.HELPER
             + """
             def send(out, mid, me, peer, parts):
-                out.write(payload("session_message", mid, "", me, peer))
+                out.write(_payload("session_message", mid, "", me, peer))
                 for part in parts:
-                    out.write(payload("session_message_chunk", mid, part, me, peer))
-                out.write(payload("session_message_chunk", mid, "end", me))
+                    out.write(_payload("session_message_chunk", mid, part, me, peer))
+                out.write(_payload("session_message_chunk", mid, "end", me))
             """,
             self.HELPER_AFTER
             + """
             def send(out, mid, me, peer, parts):
-                out.write(payload("session_message", mid, "", me, peer))
+                out.write(_payload("session_message", mid, "", me, peer))
                 out.write({"sessionUpdate": "session_message", "messageId": mid, "senderSessionId": me, "recipientSessionId": peer})
                 for part in parts:
-                    out.write(payload("session_message_chunk", mid, part, me, peer))
+                    out.write(_payload("session_message_chunk", mid, part, me, peer))
                 out.write({"sessionUpdate": "session_message", "messageId": mid, "senderSessionId": me})
-                out.write(payload("session_message_chunk", mid, "end", me))
+                out.write(_payload("session_message_chunk", mid, "end", me))
             """,
         )
 
     def test_kind_from_a_variable_is_reported(self) -> None:
         call = """
             def send(out, kind, mid, me):
-                out.write(payload(kind, mid, "x", me))
+                out.write(_payload(kind, mid, "x", me))
             """
-        findings = self.migrate(self.HELPER + call, self.HELPER_AFTER + call, warnings=[(D, 11)])
-        assert "cannot tell which kind" in findings[-1].message
+        # All or nothing: the helper keeps its keys when one of its calls cannot follow.
+        [finding] = self.unchanged(self.HELPER + call, warnings=[(D, 2)])
+        assert "cannot tell which kind" in finding.message
+
+    def test_public_helper_is_reported(self) -> None:
+        source = (
+            self.HELPER.replace("_payload(", "payload(")
+            + """
+            def send(out, mid, me):
+                out.write(payload("session_message_chunk", mid, "x", me))
+            """
+        )
+        [finding] = self.unchanged(source, warnings=[(D, 2)])
+        assert "`payload` is public" in finding.message
 
     def test_helper_only_called_with_other_kinds(self) -> None:
         call = """
             def send(out, mid, me):
-                out.write(payload("session_message", mid, "x", me))
+                out.write(_payload("session_message", mid, "x", me))
             """
         self.migrate(self.HELPER + call, self.HELPER_AFTER + call, changes=[D])
 
