@@ -95,6 +95,20 @@ class TestDetection:
         # The migrated tree is clean: a second run changes nothing.
         assert migrate("--check", root / "app") == 0
 
+    def test_worker_processes_see_the_detected_bindings(self, tmp_path: Path) -> None:
+        root = write(
+            tmp_path,
+            {
+                "app/__init__.py": "",
+                "app/models.py": MODELS,
+                "app/one.py": SEND.format(module="app.models"),
+                "app/two.py": SEND.format(module="app.models"),
+            },
+        )
+        assert migrate("--jobs", "2", root) == 0
+        for name in ("one.py", "two.py"):
+            assert "SessionMessage(message_id=mid" in (root / "app" / name).read_text()
+
     def test_re_exports_are_followed(self, tmp_path: Path) -> None:
         root = write(
             tmp_path,
