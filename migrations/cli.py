@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -275,9 +276,14 @@ def _mode(args: argparse.Namespace) -> str:
 
 def _diff(result: FileResult) -> bytes:
     """A unified diff of the file's bytes that `git apply` takes: lines split at `\\n`
-    only, so a CRLF, a BOM or a latin-1 byte stays exactly as it is in the file."""
+    only, so a CRLF, a BOM or a latin-1 byte stays exactly as it is in the file. A
+    symlink's diff names its target, the file that changes."""
     assert result.new is not None
-    name = result.path.as_posix().encode("utf-8", "surrogateescape")
+    path = result.path
+    if path.is_symlink():
+        target = Path(os.path.realpath(path))
+        path = Path(os.path.relpath(target)) if not path.is_absolute() else target
+    name = path.as_posix().encode("utf-8", "surrogateescape")
     lines = difflib.diff_bytes(
         difflib.unified_diff,
         _lines(result.original),

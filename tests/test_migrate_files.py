@@ -313,6 +313,26 @@ class TestDiff:
         assert applied["bom.py"].startswith(b"\xef\xbb\xbf")
         assert b"caf\xe9" in applied["latin.py"]
 
+    @needs_git
+    def test_a_symlinks_diff_names_its_target(self, tmp_path: Path) -> None:
+        root = tmp_path / "repo"
+        root.mkdir()
+        assert git(root, "init", "-q").returncode == 0
+        write(root, {"real/send.py": OLD})
+        (root / "link.py").symlink_to(Path("real") / "send.py")
+        done = subprocess.run(
+            [sys.executable, "-m", "acp_schema", "migrate", "--diff", "link.py"],
+            cwd=root,
+            capture_output=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(b"--- a/real/send.py\n+++ b/real/send.py\n")
+        (tmp_path / "change.patch").write_bytes(done.stdout)
+        assert git(root, "apply", str(tmp_path / "change.patch")).returncode == 0
+        assert (root / "link.py").is_symlink()
+        assert "SessionMessage(" in (root / "real" / "send.py").read_text()
+
 
 class TestParseProblems:
     def position(self, source: bytes) -> str | None:
