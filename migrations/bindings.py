@@ -47,15 +47,44 @@ KNOWN_RENAMES: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Bindings:
-    """The modules whose `SessionMessageChunk` is the ACP chunk."""
+    """The modules whose `SessionMessageChunk` is the ACP chunk, and the old chunk classes
+    found in the run's own files (see `old_bindings`)."""
 
     modules: tuple[str, ...] = DEFAULT_BINDINGS
+    # Qualified names of old chunk classes declared (or re-exported) in the run, each
+    # with the module the code imports it from (where SessionMessage is looked for).
+    chunk_classes: tuple[tuple[str, str], ...] = ()
+    # Modules of `chunk_classes` that define no SessionMessage to send an upsert with.
+    without_message: frozenset[str] = frozenset()
+    # The run's own classes with participant-ID fields that are not chunks.
+    app_classes: frozenset[str] = frozenset()
 
     @classmethod
-    def with_extra(cls, extra: Iterable[str]) -> Bindings:
+    def with_extra(
+        cls,
+        extra: Iterable[str],
+        chunk_classes: Iterable[tuple[str, str]] = (),
+        without_message: Iterable[str] = (),
+        app_classes: Iterable[str] = (),
+    ) -> Bindings:
         modules = list(DEFAULT_BINDINGS)
         modules.extend(m for m in extra if m not in modules)
-        return cls(tuple(modules))
+        return cls(
+            tuple(modules),
+            tuple(chunk_classes),
+            frozenset(without_message),
+            frozenset(app_classes),
+        )
+
+    def has_message(self, module: str) -> bool:
+        """Whether an upsert can take SessionMessage from `module`."""
+        return module not in self.without_message
+
+    def old_chunk_module(self, qualified_name: str) -> str | None:
+        for name, module in self.chunk_classes:
+            if name == qualified_name:
+                return module
+        return None
 
     def owner(self, module: str) -> str | None:
         """The configured bindings module that `module` is, or is a submodule of."""
@@ -66,6 +95,10 @@ class Bindings:
 
     def class_module(self, qualified_name: str, class_name: str) -> str | None:
         """The module of `qualified_name` when it names `class_name` of the bindings."""
+        if class_name == CHUNK_CLASS:
+            old = self.old_chunk_module(qualified_name)
+            if old is not None:
+                return old
         module, _, name = qualified_name.rpartition(".")
         if name != class_name or not module:
             return None

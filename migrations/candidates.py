@@ -135,8 +135,12 @@ class CandidateCollector(cst.CSTVisitor):
         self.found.import_froms.append(node)
         if isinstance(node.names, cst.ImportStar) or node.relative or node.module is None:
             return
-        if self.facts.bindings.owner(code(node.module)) is not None and any(
-            code(alias.name) == CHUNK_CLASS for alias in node.names
+        module = code(node.module)
+        bindings = self.facts.bindings
+        if any(
+            (name == CHUNK_CLASS and bindings.owner(module) is not None)
+            or bindings.old_chunk_module(f"{module}.{name}") is not None
+            for name in (code(alias.name) for alias in node.names)
         ):
             self.found.mentions.add(IMPORTED)
 

@@ -5,12 +5,13 @@
     acp-schema migrate --check src/           # CI: exit 1 if anything would change
 
 Exit codes: 0 done (or, with --check, nothing to do); 1 with --check, changes pending;
-2 a file could not be parsed, read or written, or the command line is wrong. A file
-that fails is reported and left untouched; the run goes on with the others.
+2 a file could not be parsed, read or written, or the command line or a pyproject.toml
+is wrong. A file that cannot be parsed is reported and left untouched; the run goes on
+with the others. Writing is all or nothing (files.write_all).
 
-Settings may also come from `[tool.acp-schema.migrate]` in the pyproject.toml of the
-repository (keys `bindings`, `exclude`, `select`, `disable`, `todo-comments`); the
-command line adds to the lists and wins for the flag.
+Settings may also come from `[tool.acp-schema.migrate]` in the nearest pyproject.toml
+above each file (config.py; keys `bindings`, `exclude`, `select`, `disable`,
+`todo-comments`); the command line adds to the lists and wins for the flag.
 """
 
 from __future__ import annotations
@@ -18,16 +19,17 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE
 
-from .rules import FAMILIES, RULES, UnknownRuleError, select_rules
+from .rules import FAMILIES, RULES, UnknownRuleError, expand, select_rules
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
@@ -117,73 +119,110 @@ def migrate_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
-    from .files import FileChangedError, discover, write_atomically
-    from .runner import Options, run, write_groups
+    from .config import ConfigError, ConfigFinder
+    from .files import Write, discover, excluded, write_all
+    from .runner import Options, run_all, write_order
 
-    paths = [Path(p) for p in args.paths]
-    config = _load_config(paths)
-    try:
-        selected = select_rules(
-            [*config.get("select", []), *args.select],
-            [*config.get("disable", []), *args.disable],
+    # Everything that can make the run unusable is checked before any file is written.
+    if args.json is not None and not args.json.parent.is_dir():
+        print(
+            f"acp-schema migrate: --json {args.json}: no such directory {args.json.parent}",
+            file=sys.stderr,
         )
-    except UnknownRuleError as err:
+        return EXIT_ERROR
+    paths = [Path(p) for p in args.paths]
+    finder = ConfigFinder()
+    try:
+        found = discover(paths, excludes=args.exclude, gitignore=not args.no_gitignore)
+        configs = {path: finder.for_path(path) for path in found.files}
+        files = [
+            path
+            for path in found.files
+            if not (
+                configs[path].exclude
+                and excluded(path, configs[path].directory or path.parent, configs[path].exclude)
+            )
+        ]
+        options: dict[Path, Options] = {}
+        by_config: dict[Any, Options] = {}
+        for path in files:
+            config = configs[path]
+            if config not in by_config:
+                try:
+                    expand([*config.select, *config.disable])
+                except UnknownRuleError as err:
+                    raise ConfigError(f"{config.path}: [tool.acp-schema.migrate]: {err}") from None
+                by_config[config] = Options(
+                    rules=select_rules(
+                        [*config.select, *args.select], [*config.disable, *args.disable]
+                    ),
+                    bindings=tuple(dict.fromkeys([*config.bindings, *args.bindings])),
+                    todo_comments=args.todo_comments or config.todo_comments,
+                )
+            options[path] = by_config[config]
+        if not files:  # still check the command line's rules
+            select_rules(args.select, args.disable)
+    except (ConfigError, UnknownRuleError) as err:
         print(f"acp-schema migrate: {err}", file=sys.stderr)
         return EXIT_ERROR
-    options = Options(
-        rules=selected,
-        bindings=tuple([*config.get("bindings", []), *args.bindings]),
-        todo_comments=args.todo_comments or bool(config.get("todo-comments", False)),
-    )
-    found = discover(
-        paths, excludes=[*config.get("exclude", []), *args.exclude], gitignore=not args.no_gitignore
-    )
+
+    # With --diff the diffs own stdout; everything else goes to stderr.
+    out = sys.stderr if args.diff else sys.stdout
     for missing in found.missing:
         why = "not a regular file or directory" if missing.exists() else "no such file or directory"
         print(f"{missing}: {why}", file=sys.stderr)
 
     started = time.perf_counter()
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
-    results = run(found.files, options, jobs=args.jobs, progress=bar)
+    outcome = run_all(files, options, jobs=args.jobs, progress=bar)
+    results = outcome.results
     if bar is not None:
         bar.clear()
 
     writing = not (args.diff or args.check)
-    for result in results:
-        if args.diff and result.status == "changed" and result.new is not None:
-            sys.stdout.write(_diff(result))
-    # A helper's module and its callers' modules form one change: callers first, the
-    # helper last, and nothing more of the group once a write fails (see write_groups).
-    for group in write_groups(results) if writing else []:
-        failed: Path | None = None
-        for result in group:
-            assert result.new is not None
-            if failed is not None:
+    changed = [r for r in results if r.status == "changed" and r.new is not None]
+    if args.diff:
+        stream = getattr(sys.stdout, "buffer", None)
+        for result in changed:
+            patch = _diff(result)
+            if stream is not None:
+                stream.write(patch)
+            else:
+                sys.stdout.write(patch.decode("utf-8", "surrogateescape"))
+        if stream is not None:
+            stream.flush()
+    if writing and changed:
+        # All or nothing (files.write_all), renamed in a safe order: callers of a
+        # helper first, its module last (runner.write_order).
+        errors = write_all([Write(r.path, r.new or b"", r.original) for r in write_order(changed)])
+        for result in changed:
+            if result.path in errors:
                 result.status = "failed"
-                result.error = f"not written: {failed} of the same helper change was not written"
-                continue
-            try:
-                write_atomically(result.path, result.new, result.original)
+                result.error = errors[result.path]
+            else:
                 result.written = True
-            except (FileChangedError, OSError) as err:
-                result.status = "failed"
-                result.error = f"not written: {err}"
-                failed = result.path
 
     show_changes = not (args.quiet or args.diff)
     for result in results:
         if result.error:
-            print(f"{result.path}: error: {result.error}")
+            print(f"{result.path}: error: {result.error}", file=out)
         for finding in result.findings:
             if finding.kind == "warning" or show_changes:
-                print(finding.format(str(result.path)))
+                print(finding.format(str(result.path)), file=out)
 
     summary = _summary(results, len(found.missing))
+    used = _bindings_used(options.values(), outcome.old_bindings)
+    summary["bindings"] = used
     elapsed = time.perf_counter() - started
-    print(_summary_line(summary, writing, elapsed))
+    print(_summary_line(summary, writing, elapsed), file=out)
+    print(_bindings_line(used), file=out)
     if args.json is not None:
-        report = _report(results, summary, options, mode=_mode(args))
-        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        report = _report(results, summary, options.values(), mode=_mode(args))
+        try:
+            args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        except OSError as err:
+            print(f"acp-schema migrate: --json {args.json}: {err.strerror}", file=sys.stderr)
+            return EXIT_ERROR
 
     if summary["failed"]:
         return EXIT_ERROR
@@ -192,19 +231,77 @@ def migrate_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _bindings_used(options: Iterable[Any], old: Any) -> dict[str, Any]:
+    """Which bindings the run used: always the defaults, those configured (command line
+    or pyproject.toml), and the old chunk classes found in the run's files."""
+    from .bindings import DEFAULT_BINDINGS
+
+    configured = sorted({m for o in options for m in o.bindings if m not in DEFAULT_BINDINGS})
+    return {
+        "default": list(DEFAULT_BINDINGS),
+        "configured": configured,
+        "detected": [
+            {
+                "module": d.module,
+                "class": d.name,
+                "kind": d.kind,
+                "path": d.path.as_posix(),
+                "line": d.line,
+                "column": d.column,
+            }
+            for d in old.declarations
+        ],
+        "re-exported": sorted(
+            name
+            for name, _ in old.chunk_classes
+            if name not in {d.qualified_name for d in old.declarations}
+        ),
+    }
+
+
+def _bindings_line(used: dict[str, Any]) -> str:
+    parts = [f"default {', '.join(used['default'])}"]
+    if used["configured"]:
+        parts.append(f"configured {', '.join(used['configured'])}")
+    if used["detected"]:
+        found = ", ".join(f"{d['module']}.{d['class']}" for d in used["detected"])
+        parts.append(f"detected {found}")
+    return "bindings: " + "; ".join(parts)
+
+
 def _mode(args: argparse.Namespace) -> str:
     if args.check:
         return "check"
     return "diff" if args.diff else "write"
 
 
-def _diff(result: FileResult) -> str:
+def _diff(result: FileResult) -> bytes:
+    """A unified diff of the file's bytes that `git apply` takes: lines split at `\\n`
+    only, so a CRLF, a BOM or a latin-1 byte stays exactly as it is in the file. A
+    symlink's diff names its target, the file that changes."""
     assert result.new is not None
-    before = result.original.decode(result.encoding, "replace").splitlines(keepends=True)
-    after = result.new.decode(result.encoding, "replace").splitlines(keepends=True)
-    name = result.path.as_posix()
-    lines = difflib.unified_diff(before, after, fromfile=f"a/{name}", tofile=f"b/{name}")
-    return "".join(line if line.endswith("\n") else f"{line}\n" for line in lines)
+    path = result.path
+    if path.is_symlink():
+        target = Path(os.path.realpath(path))
+        path = Path(os.path.relpath(target)) if not path.is_absolute() else target
+    name = path.as_posix().encode("utf-8", "surrogateescape")
+    lines = difflib.diff_bytes(
+        difflib.unified_diff,
+        _lines(result.original),
+        _lines(result.new),
+        fromfile=b"a/" + name,
+        tofile=b"b/" + name,
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n")
+    return b"".join(out)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    lines = data.split(b"\n")
+    last = lines.pop()
+    return [line + b"\n" for line in lines] + ([last] if last else [])
 
 
 def _summary(results: Sequence[FileResult], missing: int) -> dict[str, Any]:
@@ -233,14 +330,14 @@ def _summary_line(summary: dict[str, Any], writing: bool, elapsed: float) -> str
 
 
 def _report(
-    results: Sequence[FileResult], summary: dict[str, Any], options: Any, *, mode: str
+    results: Sequence[FileResult], summary: dict[str, Any], options: Iterable[Any], *, mode: str
 ) -> dict[str, Any]:
     return {
         "version": 1,
         "mode": mode,
-        "rules": sorted(options.rules),
-        "bindings": list(options.bindings),
-        "summary": summary,
+        "rules": sorted({rule for o in options for rule in o.rules}),
+        "bindings": summary["bindings"],
+        "summary": {k: v for k, v in summary.items() if k != "bindings"},
         "files": [
             {
                 "path": result.path.as_posix(),
@@ -283,31 +380,3 @@ class _ProgressBar:
     def clear(self) -> None:
         self.stream.write("\r" + " " * (self.WIDTH + 30) + "\r")
         self.stream.flush()
-
-
-def _load_config(paths: Sequence[Path]) -> dict[str, Any]:
-    """`[tool.acp-schema.migrate]` of the nearest pyproject.toml above the first PATH."""
-    if not paths:
-        return {}
-    start = paths[0].resolve()
-    for directory in [start, *start.parents] if start.is_dir() else start.parents:
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            return _read_config(candidate)
-        if (directory / ".git").exists():
-            break
-    return {}
-
-
-def _read_config(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # Python 3.10 reads the settings only with tomli installed
-        try:
-            import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-        except ModuleNotFoundError:
-            return {}
-    with path.open("rb") as stream:
-        data = tomllib.load(stream)
-    section = data.get("tool", {}).get("acp-schema", {}).get("migrate", {})
-    return section if isinstance(section, dict) else {}

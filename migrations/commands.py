@@ -11,15 +11,19 @@ lives in `chunk_identity.plan_module` and the rule modules it calls."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
 from typing import ClassVar
 
 import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
+from libcst.metadata import MetadataWrapper
 
 from . import chunk_identity, rules
 from .bindings import Bindings
 from .facts import METADATA, Facts
+from .old_bindings import OldBindings
 from .plan import Applier, HelperTemplate
 from .planner import Planner
 from .rules import ALL_RULES, Finding
@@ -44,17 +48,25 @@ class MigrationCommand(CodemodCommand):
         rules: Iterable[str] | None = None,
         helpers: Mapping[str, HelperTemplate] | None = None,
         repository_wide: bool = False,
+        old_bindings: OldBindings | None = None,
         refused: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(context)
         self.refused = dict(refused or {})
         self.repository_wide = repository_wide
-        self.bindings = Bindings.with_extra(bindings or ())
+        old = old_bindings or OldBindings()
+        self.bindings = Bindings.with_extra(
+            bindings or (), old.chunk_classes, old.without_message, old.app_classes
+        )
         self.selected = self.RULES if rules is None else frozenset(rules) & self.RULES
         self.todo_comments = todo_comments
         self.helpers = dict(helpers or {})
         self.findings: list[Finding] = []
         self.exported_helpers: list[HelperTemplate] = []
+        # Set by `acp-schema migrate`, which hands over a tree fresh from the parser:
+        # then the metadata wrapper need not copy it (the copy doubled time and memory
+        # on big modules).
+        self.fresh_tree = False
         self.called_helpers: set[str] = set()
         self.blocked_helpers: dict[str, str] = {}
 
@@ -72,6 +84,21 @@ class MigrationCommand(CodemodCommand):
             action="store_true",
             help="add a TODO comment above every place left for a person",
         )
+
+    @contextmanager
+    def _handle_metadata_reference(self, module: cst.Module) -> Generator[cst.Module, None, None]:
+        if not self.fresh_tree:
+            with super()._handle_metadata_reference(module) as tree:
+                yield tree
+            return
+        previous = self.context.wrapper
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        with self.resolve(wrapper):
+            self.context = replace(self.context, wrapper=wrapper)
+            try:
+                yield wrapper.module
+            finally:
+                self.context = replace(self.context, wrapper=previous)
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         facts = Facts(

@@ -252,6 +252,8 @@ class Facts:
             module, _, _ = qname.rpartition(".")
             if module and self.bindings.owner(module):
                 return True
+            if qname in self.bindings.app_classes:  # a look-alike declared in the run
+                return True
         if isinstance(expr, cst.Name):
             assignment = self.single_assignment(expr)
             return assignment is not None and isinstance(assignment.node, cst.ClassDef)

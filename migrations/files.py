@@ -3,8 +3,9 @@
 Directories are listed with `git ls-files -co --exclude-standard` when they are inside a
 git work tree and git is installed, so `.gitignore` (and `.git/info/exclude`, and the
 global excludes file) is honoured exactly as git does. Without git, `.gitignore` files
-are read with a simple matcher (`fnmatch` per pattern, see `GitignoreMatcher`). Files
-named on the command line are always taken, ignored or not; `--exclude` applies to all.
+and `.git/info/exclude` are read with `pathspec`'s implementation of git's pattern rules
+(see `GitignoreMatcher`). Files named on the command line are always taken, ignored or
+not; `--exclude` applies to all.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ import fnmatch
 import itertools
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+from pathspec import GitIgnoreSpec
 
 # Never descended into, git or not.
 ALWAYS_SKIPPED = frozenset({".git", ".hg", ".svn", "__pycache__"})
@@ -47,7 +51,7 @@ def discover(
 
     def add(path: Path, root: Path) -> None:
         resolved = path.resolve()
-        if resolved in seen or _excluded(path, root, excludes):
+        if resolved in seen or excluded(path, root, excludes):
             return
         seen.add(resolved)
         found.files.append(path)
@@ -67,7 +71,7 @@ def discover(
     return found
 
 
-def _excluded(path: Path, root: Path, excludes: Sequence[str]) -> bool:
+def excluded(path: Path, root: Path, excludes: Sequence[str]) -> bool:
     """`--exclude` globs: without a `/` they match any one path component (a file or a
     directory name); with one they match the path relative to the PATH argument."""
     if not excludes:
@@ -121,68 +125,54 @@ def _git_files(directory: Path) -> list[Path] | None:
     return [directory / name for name in names if (directory / name).is_file()]
 
 
-@dataclass(frozen=True)
-class _Pattern:
-    base: Path
-    glob: str
-    negated: bool
-    directory_only: bool
-    anchored: bool
-
-
 class GitignoreMatcher:
-    """A simple reading of `.gitignore` files, for directories git cannot list.
+    """`.gitignore` files read with `pathspec`'s git-compatible patterns, for directories
+    git cannot list.
 
-    Supported: comments, blank lines, `!` negation (last match wins), a trailing `/`
-    for directories only, patterns with a `/` anchored to the `.gitignore`'s directory,
-    patterns without one matching a name at any depth. `*`, `?` and `[...]` are
-    fnmatch's, so `*` also crosses `/` and `**` behaves like `*`. Not supported:
-    escapes (`\\#`, `\\!`, trailing `\\ `), `.git/info/exclude` and global excludes.
+    Each file's patterns are relative to its own directory, and a deeper file's decision
+    wins over a shallower one's (within a file, the last matching pattern wins), as in git.
+    A directory git ignores is not entered, so nothing under it can be re-included.
     """
 
-    def __init__(self, patterns: Iterable[_Pattern] = ()) -> None:
-        self.patterns = list(patterns)
+    def __init__(self, specs: Sequence[tuple[Path, GitIgnoreSpec]] = ()) -> None:
+        self.specs = list(specs)  # shallowest first
 
-    def extended(self, directory: Path) -> GitignoreMatcher:
-        file = directory / ".gitignore"
+    def extended(self, directory: Path, file: Path | None = None) -> GitignoreMatcher:
+        """With the patterns of `file` (default: the directory's `.gitignore`) added,
+        relative to `directory`."""
+        file = directory / ".gitignore" if file is None else file
         if not file.is_file():
             return self
-        added = list(self.patterns)
-        for raw in file.read_text(encoding="utf-8", errors="replace").splitlines():
-            line = raw.rstrip()
-            if not line or line.startswith("#"):
-                continue
-            negated = line.startswith("!")
-            line = line[1:] if negated else line
-            directory_only = line.endswith("/")
-            line = line.rstrip("/")
-            if not line:
-                continue
-            anchored = "/" in line
-            base = directory.absolute()
-            added.append(_Pattern(base, line.lstrip("/"), negated, directory_only, anchored))
-        return GitignoreMatcher(added)
+        try:
+            lines = file.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+        except OSError:
+            return self
+        spec = GitIgnoreSpec.from_lines(lines)
+        return GitignoreMatcher([*self.specs, (directory.absolute(), spec)])
 
     def ignored(self, path: Path, *, is_dir: bool) -> bool:
-        result = False
-        for pattern in self.patterns:
-            if pattern.directory_only and not is_dir:
-                continue
+        absolute = path.absolute()
+        for base, spec in reversed(self.specs):
             try:
-                relative = path.absolute().relative_to(pattern.base).as_posix()
+                relative = absolute.relative_to(base).as_posix()
             except ValueError:
                 continue
-            subject = relative if pattern.anchored else path.name
-            if fnmatch.fnmatchcase(subject, pattern.glob):
-                result = not pattern.negated
-        return result
+            decision = spec.check_file(f"{relative}/" if is_dir else relative).include
+            if decision is not None:
+                return decision
+        return False
 
 
 def _walk(directory: Path, gitignore: bool) -> Iterator[Path]:
     matcher = GitignoreMatcher()
     if gitignore:
-        # The .gitignore files above `directory` apply too, and may ignore it entirely.
-        levels = [*reversed(_repository_ancestors(directory)), directory.absolute()]
+        # The .gitignore files above `directory` apply too, and may ignore it entirely;
+        # `.git/info/exclude` of the repository counts below all of them.
+        ancestors = _repository_ancestors(directory)
+        root = ancestors[-1] if ancestors else directory.absolute()
+        if (root / ".git").is_dir():
+            matcher = matcher.extended(root, root / ".git" / "info" / "exclude")
+        levels = [*reversed(ancestors), directory.absolute()]
         for parent, child in itertools.pairwise(levels):
             matcher = matcher.extended(parent)
             if matcher.ignored(child, is_dir=True):
@@ -224,23 +214,140 @@ def _repository_ancestors(directory: Path) -> list[Path]:
 # --- writing -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Write:
+    """New bytes for a file of the run, and the bytes it held when it was read."""
+
+    path: Path
+    new: bytes
+    expected: bytes
+
+
+@dataclass
+class _Prepared:
+    write: Write
+    target: Path  # the file itself: a symlink's target, never the link
+    temporary: Path | None  # None: written in place (hard links, or an owner to keep)
+    mode: int
+
+
+def write_all(writes: Sequence[Write]) -> dict[Path, str]:
+    """Write every file, or none: {} when all were written, else why each was not.
+
+    First every new text goes to a temporary file next to its target (with the target's
+    permissions and, where allowed, owner); only when all are ready are they renamed
+    over their targets. A file with several hard links, or whose owner cannot be set on
+    a new file, is instead overwritten in place through its own inode, which keeps the
+    links and the owner. If a rename or write fails, the files already replaced get
+    their old bytes back. A symlink is never replaced: its target is written.
+    """
+    prepared: list[_Prepared] = []
+    try:
+        for write in writes:
+            prepared.append(_prepare(write))
+    except OSError as err:
+        for item in prepared:
+            _discard(item)
+        failed = writes[len(prepared)].path
+        return _all_failed(writes, failed, _reason(err))
+    done: list[_Prepared] = []
+    for item in prepared:
+        try:
+            _commit(item, item.write.new)
+        except OSError as err:
+            for rest in prepared[len(done) + 1 :]:
+                _discard(rest)
+            _discard(item)
+            errors = _all_failed(writes, item.write.path, _reason(err))
+            for restored in reversed(done):
+                try:
+                    _commit(_prepare_restore(restored), restored.write.expected)
+                except OSError as undo:
+                    errors[restored.write.path] = (
+                        f"written, but {item.write.path} could not be, and restoring this "
+                        f"file failed too ({_reason(undo)}): it holds the migrated text"
+                    )
+            return errors
+        done.append(item)
+    return {}
+
+
 def write_atomically(path: Path, new: bytes, expected: bytes) -> None:
-    """Replace `path` by `new` in one step (a temp file in the same directory, then
-    `os.replace`), keeping its permissions. Refuses if the file no longer holds
-    `expected`: someone edited it while the migration ran."""
-    if path.read_bytes() != expected:
-        raise FileChangedError(f"{path} changed on disk while it was being migrated")
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write one file as `write_all` does; raise OSError when it cannot be written."""
+    errors = write_all([Write(path, new, expected)])
+    if errors:
+        error = FileChangedError if "changed on disk" in errors[path] else OSError
+        raise error(errors[path])
+
+
+def _reason(err: OSError) -> str:
+    if isinstance(err, FileChangedError):
+        return str(err)
+    where = f" ({err.filename})" if err.filename else ""
+    return f"{err.strerror or err}{where}"
+
+
+def _all_failed(writes: Sequence[Write], failed: Path, reason: str) -> dict[Path, str]:
+    errors = {
+        w.path: f"not written: {failed} could not be written, and a run writes all "
+        "its files or none"
+        for w in writes
+    }
+    errors[failed] = f"not written: {reason}"
+    return errors
+
+
+def _prepare(write: Write) -> _Prepared:
+    target = Path(os.path.realpath(write.path))
+    if target.read_bytes() != write.expected:
+        raise FileChangedError(f"{write.path} changed on disk while it was being migrated")
+    status = target.stat()
+    mode = stat.S_IMODE(status.st_mode)
+    if status.st_nlink > 1:
+        return _Prepared(write, target, None, mode)
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temporary = Path(name)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(new)
+            stream.write(write.new)
             stream.flush()
             os.fsync(stream.fileno())
-        shutil.copymode(path, temporary)
-        os.replace(temporary, path)
+        os.chmod(temporary, mode)
+        mine = temporary.stat()
+        if (mine.st_uid, mine.st_gid) != (status.st_uid, status.st_gid):
+            try:
+                os.chown(temporary, status.st_uid, status.st_gid)
+            except (PermissionError, AttributeError):  # not allowed here: keep the inode
+                temporary.unlink()
+                return _Prepared(write, target, None, mode)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
+    return _Prepared(write, target, temporary, mode)
+
+
+def _prepare_restore(item: _Prepared) -> _Prepared:
+    """How to put the old bytes back into a file `_commit` has written."""
+    if item.temporary is None:
+        return item
+    restore = Write(item.write.path, item.write.expected, item.write.new)
+    return _prepare(restore)
+
+
+def _commit(item: _Prepared, data: bytes) -> None:
+    if item.temporary is not None:
+        os.replace(item.temporary, item.target)
+        return
+    with item.target.open("r+b") as stream:
+        stream.write(data)
+        stream.truncate()
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def _discard(item: _Prepared) -> None:
+    if item.temporary is not None:
+        item.temporary.unlink(missing_ok=True)
 
 
 def module_name(path: Path) -> tuple[str | None, str | None]:

@@ -16,6 +16,7 @@ BUILDER = f"{CHUNK_IDENTITY}/builder"
 DICT = f"{CHUNK_IDENTITY}/dict"
 READ = f"{CHUNK_IDENTITY}/read"
 IMPORT = f"{CHUNK_IDENTITY}/import"
+OLD_BINDINGS = f"{CHUNK_IDENTITY}/old-bindings"
 
 RULES: dict[str, str] = {
     CONSTRUCTOR: "participant IDs passed to SessionMessageChunk(...) move to a SessionMessage "
@@ -25,6 +26,8 @@ RULES: dict[str, str] = {
     "move to a raw session_message upsert",
     READ: "participant IDs read from a chunk are taken from the message instead",
     IMPORT: "names imported from the bindings that the installed bindings no longer define",
+    OLD_BINDINGS: "classes of the run that still declare the removed chunk fields: reported, "
+    "and treated as bindings for the run",
 }
 FAMILIES: dict[str, tuple[str, ...]] = {
     CHUNK_IDENTITY: tuple(rule for rule in RULES if rule.startswith(f"{CHUNK_IDENTITY}/")),

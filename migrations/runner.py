@@ -11,14 +11,16 @@ import ast
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from acp_schema.cli_common import ignore_interrupts
 
+from . import rules
 from .bindings import TRIGGERS
 from .files import module_name
+from .old_bindings import OldBindings, find_old_bindings
 from .plan import HelperTemplate
 from .rules import Finding
 
@@ -31,6 +33,7 @@ class Options:
     rules: frozenset[str]
     bindings: tuple[str, ...] = ()
     todo_comments: bool = False
+    old_bindings: OldBindings = field(default_factory=OldBindings)
 
 
 @dataclass
@@ -80,11 +83,14 @@ def migrate_bytes(
 
     from .commands import ChunkIdentityCommand
 
+    problem = _too_deep(path, data)
+    if problem is not None:
+        return FileResult(path, "failed", error=problem, original=data)
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as err:
         return FileResult(
-            path, "failed", error=f"cannot parse: {_parser_message(err, data)}", original=data
+            path, "failed", error=f"cannot parse: {_syntax_error(path, data, err)}", original=data
         )
     except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
         return FileResult(path, "failed", error=f"cannot read: {err}", original=data)
@@ -97,11 +103,20 @@ def migrate_bytes(
         rules=options.rules,
         helpers=helpers,
         repository_wide=True,
+        old_bindings=options.old_bindings,
         refused=refused,
     )
+    command.fresh_tree = True
     try:
         new_module = command.transform_module(module)
         new = new_module.bytes
+    except (RecursionError, MemoryError) as err:
+        return FileResult(
+            path,
+            "failed",
+            error=f"too deeply nested for libcst ({type(err).__name__}), file left unchanged",
+            original=data,
+        )
     except Exception as err:  # isolate the failure to this file, keep its message
         return FileResult(
             path,
@@ -123,21 +138,50 @@ def migrate_bytes(
     return result
 
 
-def _parser_message(err: Exception, data: bytes) -> str:
-    """Where the file stops being Python. libcst's parser names the token after the
-    error (often on the next line); Python's own compiler names the right place, so its
-    message is used when it agrees that the file does not parse."""
+# What CPython's own parser says when it gives up on nesting (its limits are well below
+# the depth at which libcst's native parser overflows its stack and kills the process).
+_NESTING_MESSAGES = ("too many nested parentheses", "too many statically nested blocks")
+
+
+def _python_syntax_error(
+    path: Path, data: bytes
+) -> SyntaxError | RecursionError | MemoryError | None:
+    """What CPython's parser says about `data` (None: it parses)."""
+    try:
+        compile(data, str(path), "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, RecursionError, MemoryError) as err:
+        return err
+    except ValueError:  # NUL bytes: libcst reports those itself
+        return None
+    return None
+
+
+def _too_deep(path: Path, data: bytes) -> str | None:
+    """A report for code nested too deeply to parse safely, before libcst tries."""
+    err = _python_syntax_error(path, data)
+    if isinstance(err, RecursionError | MemoryError):
+        return "cannot parse: nested too deeply for Python's parser, file left unchanged"
+    if isinstance(err, SyntaxError) and any(m in (err.msg or "") for m in _NESTING_MESSAGES):
+        return f"cannot parse: {err.msg} ({_where(err)}), file left unchanged"
+    return None
+
+
+def _where(err: SyntaxError) -> str:
+    # SyntaxError.offset counts characters from 1; reports count columns from 0.
+    column = max((err.offset or 1) - 1, 0)
+    return f"line {err.lineno}, column {column}"
+
+
+def _syntax_error(path: Path, data: bytes, err: Exception) -> str:
+    """The parse error as CPython places it (libcst's native parser often reports the
+    token after the error, a line too late); libcst's own message when CPython accepts
+    the code (syntax newer than this Python)."""
     import libcst as cst
 
     assert isinstance(err, cst.ParserSyntaxError)
-    try:
-        compile(data, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except SyntaxError as python:
-        if python.lineno is not None:
-            column = max((python.offset or 1) - 1, 0)
-            return f"{python.msg} (line {python.lineno}, column {column})"
-    except (ValueError, UnicodeDecodeError):
-        pass
+    python = _python_syntax_error(path, data)
+    if isinstance(python, SyntaxError) and python.lineno is not None:
+        return f"{python.msg} ({_where(python)})"
     return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
 
 
@@ -154,25 +198,53 @@ def _migrate_file(
 Progress = Callable[[int, int], None]
 
 
+@dataclass
+class Run:
+    results: list[FileResult]
+    old_bindings: OldBindings
+
+
 def run(
     files: Sequence[Path],
-    options: Options,
+    options: Options | Mapping[Path, Options],
     *,
     jobs: int = 1,
     progress: Progress | None = None,
 ) -> list[FileResult]:
-    """Migrate `files` (in memory). Pass 1 runs every file that may be affected; when
+    """Migrate `files` in memory (see `run_all`)."""
+    return run_all(files, options, jobs=jobs, progress=progress).results
+
+
+def run_all(
+    files: Sequence[Path],
+    options: Options | Mapping[Path, Options],
+    *,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> Run:
+    """Migrate `files` (in memory), each with its own options (or the same for all).
+
+    First the old chunk classes the files declare are found (rule old-bindings) and
+    treated as bindings everywhere. Pass 1 runs every file that may be affected; when
     it finds helpers that other modules may call, pass 2 runs again, with their
     templates, every file that names one of them."""
+    per_file = {path: options if isinstance(options, Options) else options[path] for path in files}
     results: dict[Path, FileResult] = {}
-    pending: list[tuple[Path, bytes]] = []
+    contents: list[tuple[Path, bytes]] = []
     for path in files:
         try:
-            data = path.read_bytes()
+            contents.append((path, path.read_bytes()))
         except OSError as err:
             results[path] = FileResult(path, "failed", error=f"cannot read: {err.strerror}")
-            continue
-        if may_be_affected(data):
+    old = OldBindings()
+    if any(rules.OLD_BINDINGS in o.rules for o in per_file.values()):
+        old = find_old_bindings(contents)
+        if old.declarations or old.app_classes:
+            per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
+    extra = tuple({n.rpartition(".")[2].encode() for n, _ in old.chunk_classes})
+    pending: list[tuple[Path, bytes]] = []
+    for path, data in contents:
+        if may_be_affected(data, extra):
             pending.append((path, data))
         else:
             results[path] = FileResult(path, "skipped", original=data)
@@ -188,10 +260,19 @@ def run(
             progress(done, total)
 
     with _Pool(jobs) as pool:
-        for result in pool.map(pending, options, None, None, tick):
+        for result in pool.map(pending, per_file, None, None, tick):
             results[result.path] = result
-        _settle_helpers(files, results, options, pool)
-    return [results[path] for path in files]
+        _settle_helpers(files, results, per_file, pool)
+    for declaration in old.declarations:
+        declaring = results.get(declaration.path)
+        if declaring is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
+            declaring.findings.append(
+                Finding(
+                    declaration.line, declaration.column, rules.OLD_BINDINGS, declaration.message()
+                )
+            )
+            declaring.findings.sort()
+    return Run([results[path] for path in files], old)
 
 
 HelperKey = tuple[str, str]  # (import root of the defining module, qualified name)
@@ -378,7 +459,7 @@ class _Pool:
     def map(
         self,
         items: Sequence[tuple[Path, bytes]],
-        options: Options,
+        options: Mapping[Path, Options],
         helpers: Mapping[str, HelperTemplate] | None,
         refused: Mapping[str, str] | None,
         tick: Callable[[], None] | None,

@@ -34,6 +34,11 @@ def message_ref(
     module = source.module
     if module is None:
         raise Failure("the bindings module of the chunk is not known here")
+    if not facts.bindings.has_message(module):
+        raise Failure(
+            f"`{module}` declares an old SessionMessageChunk but no {MESSAGE_CLASS} to send "
+            "the participant IDs with: regenerate or replace it with acp_schema.v1/v2 first"
+        )
     ref = source.class_ref
     if isinstance(ref, cst.Attribute) and facts.class_module(ref, CHUNK_CLASS):
         return cst.Attribute(value=ref.value, attr=cst.Name(MESSAGE_CLASS)), set()

@@ -13,6 +13,12 @@ Measured side by side in one run:
   Target: the migration within 1.5x of it.
 
 Both affected-file sides run REPEATS times; the best time counts.
+
+- one big module (BIG_BYTES, 1.7 MB by default; `ACP_BENCH_BIG_BYTES` changes it) made of
+  many realistic downstream sections (streaming agents, builders, raw payload helpers,
+  generators, readers) concatenated: the migration of that file against libcst parsing it
+  and resolving the migration's metadata providers. Each side runs once in a fresh
+  process, which also reports its peak memory. Target: the migration within 2x.
 """
 
 # The sample of old code keeps the line lengths such code has.
@@ -22,7 +28,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
 import random
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -30,6 +41,7 @@ from pathlib import Path
 
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext
+from libcst.metadata import MetadataWrapper
 
 from acp_schema.cli import main as cli_main
 from acp_schema.migrations.facts import METADATA
@@ -42,6 +54,8 @@ SEED = 20_251_130
 REPEATS = 3
 WHOLE_TARGET = 5.0
 AFFECTED_TARGET = 1.5
+BIG_BYTES = int(os.environ.get("ACP_BENCH_BIG_BYTES", "1700000"))
+BIG_TARGET = 2.0
 
 WORDS = ("order", "item", "price", "user", "cache", "queue", "event", "token", "batch", "state")
 
@@ -188,6 +202,161 @@ def timed(run: Callable[[], None], repeats: int = 1) -> float:
     return best
 
 
+# --- one big module -------------------------------------------------------------------
+
+BIG_SECTION = """
+
+def payload_{n}(kind: str, message_id: str, text: str, sender: str, recipient: str) -> dict[str, Any]:
+    return {{
+        "sessionUpdate": kind,
+        "messageId": message_id,
+        "content": {{"type": "text", "text": text}},
+        "senderSessionId": sender,
+        "recipientSessionId": recipient,
+    }}
+
+
+def notify_{n}(session_id: str, update: dict[str, Any]) -> dict[str, Any]:
+    return {{"jsonrpc": "2.0", "method": "session/update", "params": {{"sessionId": session_id, "update": update}}}}
+
+
+def send_text_{n}(transport, session_id: str, message_id: str, sender: str, recipient: str, parts: list[str]) -> None:
+    for part in parts:
+        update = payload_{n}("session_message_chunk", message_id, part, sender, recipient)
+        transport.send_raw(notify_{n}(session_id, update))
+
+
+def chunks_{n}(message_id: str, sender: str, recipient: str, parts: list[str]) -> Iterator[SessionMessageChunk]:
+    for part in parts:
+        yield SessionMessageChunk(
+            message_id=message_id,
+            content=TextContent(text=part),
+            sender_session_id=sender,
+            recipient_session_id=recipient,
+        )
+
+
+async def forward_{n}(transport, session_id: str, message_id: str, sender: str, recipient: str, parts: list[str]) -> None:
+    for update in chunks_{n}(message_id, sender, recipient, parts):
+        await transport.session_update(session_id, update)
+
+
+def describe_{n}(update: SessionUpdate) -> str:
+    match update:
+        case SessionMessageChunk(message_id=message_id, sender_session_id=_):
+            return f"chunk of {{message_id}}"
+        case _:
+            return "something else"
+
+
+def sender_of_{n}(update: Any) -> str | None:
+    if getattr(update, "session_update", None) != "session_message_chunk":
+        return None
+    sender = getattr(update, "sender_session_id", None)
+    return sender if isinstance(sender, str) else None
+
+
+class Agent{n}:
+    def __init__(self, conn, me: str) -> None:
+        self.conn = conn
+        self.me = me
+        self.sent = 0
+
+    async def reply(self, session_id: str, message_id: str, peer: str, parts: list[str]) -> None:
+        for part in parts:
+            await self.conn.session_update(
+                session_id=session_id,
+                update=Chunk(
+                    message_id=message_id,
+                    content=TextContent(text=part),
+                    senderSessionId=self.me,
+                    recipientSessionId=peer,
+                ),
+            )
+            self.sent += 1
+
+    async def announce(self, session_id: str, message_id: str, peer: str, text: str, log: list[str]) -> None:
+        chunk = (
+            schema.SessionMessageChunk(message_id=message_id, content=schema.TextContent(text=text))
+            .with_sender_session_id(self.me)
+            .with_recipient_session_id(peer)
+        )
+        log.append(f"{{chunk.sender_session_id}} -> {{chunk.recipient_session_id}}: {{text}}")
+        await self.conn.session_update(session_id, chunk)
+"""
+BIG_HEADER = """from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from acp_schema import v2 as schema
+from acp_schema.v2 import SessionMessageChunk as Chunk
+from acp_schema.v2 import SessionMessageChunk, SessionUpdate, TextContent
+"""
+
+
+def big_module(size: int) -> str:
+    """Realistic sections with chunk calls, concatenated up to `size` characters."""
+    rng = random.Random(SEED)
+    parts = [BIG_HEADER]
+    total, n = 0, 0
+    while total < size:
+        text = BIG_SECTION.format(n=n) + ordinary_block(rng, n)
+        parts.append(text)
+        total += len(text)
+        n += 1
+    return "".join(parts)
+
+
+def big_side(side: str, path: Path) -> dict[str, float]:
+    """One side of the big-file measurement, in this (fresh) process."""
+    data = path.read_bytes()
+    start = time.perf_counter()
+    if side == "baseline":
+        module = cst.parse_module(data)
+        MetadataWrapper(module, unsafe_skip_copy=True).resolve_many(METADATA)
+    else:
+        result = migrate_bytes(path, data, Options(rules=ALL_RULES))
+        assert result.status == "changed", result.error
+    seconds = time.perf_counter() - start
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    return {"seconds": seconds, "peak_mib": peak_kib / 1024}
+
+
+def run_big_side(side: str, path: Path) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.bench.migrate", "--big-side", side, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    measured: dict[str, float] = json.loads(done.stdout.splitlines()[-1])
+    return measured
+
+
+def big_file() -> None:
+    with tempfile.TemporaryDirectory(prefix="acp-migrate-big-") as directory:
+        path = Path(directory) / "big_module.py"
+        text = big_module(BIG_BYTES)
+        path.write_text(text, encoding="utf-8")
+        print(f"big module: {len(text) / 1e6:.2f} MB, {text.count(chr(10))} lines")
+        baseline = run_big_side("baseline", path)
+        migrated = run_big_side("migrate", path)
+    ratio = migrated["seconds"] / baseline["seconds"]
+    print(f"{'big module':<16} {'run':<30} {'seconds':>8} {'peak MiB':>10}")
+    for label, measured in (
+        ("libcst parse + same metadata", baseline),
+        ("migrate", migrated),
+    ):
+        print(
+            f"{'big module':<16} {label:<30} {measured['seconds']:>8.2f} {measured['peak_mib']:>10.0f}"
+        )
+    print(
+        f"big module: migrate takes {ratio:.2f}x libcst parse + metadata "
+        f"(target <= {BIG_TARGET:.0f}x: {'met' if ratio <= BIG_TARGET else 'MISSED'})"
+    )
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="acp-migrate-bench-") as directory:
         root = Path(directory)
@@ -224,7 +393,11 @@ def main() -> None:
         f"affected files: migrate takes {overhead:.2f}x the no-op codemod "
         f"(target <= {AFFECTED_TARGET}x: {'met' if overhead <= AFFECTED_TARGET else 'MISSED'})"
     )
+    big_file()
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--big-side"]:
+        print(json.dumps(big_side(sys.argv[2], Path(sys.argv[3]))))
+    else:
+        main()

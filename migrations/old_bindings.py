@@ -1,0 +1,330 @@
+"""Pre-revision bindings vendored in the run: classes that still declare the participant
+IDs the revision took off chunks.
+
+Projects often keep their own copy of the old models (a pydantic model, a dataclass, a
+TypedDict, an attrs or plain class) named `SessionMessageChunk`, or tagged
+`session_message_chunk` (`session_update: Literal["session_message_chunk"]`), with
+`sender_session_id` / `recipient_session_id` fields. Such a class is found by reading
+the run's files with `ast` (nothing is imported), reported where it is declared, and
+treated as a bindings chunk class for the run, under its own qualified name and under
+the names packages re-export it as (`from .models import SessionMessageChunk`, or
+`from .models import *` when the star can be resolved within the run).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .bindings import CHUNK_CLASS, CHUNK_TAG, IDENTITY_FIELDS, MESSAGE_CLASS
+from .files import module_name
+
+IDENTITY_NAMES = frozenset({*IDENTITY_FIELDS, *IDENTITY_FIELDS.values()})
+TAG_FIELDS = frozenset({"session_update", "sessionUpdate"})
+HINT = "regenerate or replace with acp_schema.v1/v2"
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One old chunk class found in the run."""
+
+    path: Path
+    line: int
+    column: int
+    module: str
+    name: str
+    kind: str
+    fields: tuple[str, ...]
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.module}.{self.name}"
+
+    def message(self) -> str:
+        fields = " and ".join(self.fields)
+        return (
+            f"{self.kind} `{self.name}` declares {fields}, which chunks no longer have: "
+            f"{HINT}; this run treats it as the bindings' SessionMessageChunk"
+        )
+
+
+@dataclass(frozen=True)
+class OldBindings:
+    """What the run's own files declare: picklable, handed to every file's migration."""
+
+    declarations: tuple[Declaration, ...] = ()
+    # (qualified name the code may use, module to take SessionMessage from)
+    chunk_classes: tuple[tuple[str, str], ...] = ()
+    # Modules that name an old chunk class but define no SessionMessage.
+    without_message: tuple[str, ...] = ()
+    # The run's own classes with participant-ID fields that are not chunks (look-alikes):
+    # reads on them are the application's business, never reported.
+    app_classes: tuple[str, ...] = ()
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        return tuple(sorted({d.module for d in self.declarations}))
+
+
+def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
+    """Declarations of old chunk classes in `files`, their re-exports, and the run's own
+    look-alike classes.
+
+    Only files that may declare a class with participant-ID fields are parsed first
+    (they contain `class` and a field name); then, when there are declarations, the files
+    that may re-export them (naming the class or the declaring module's last name in an
+    import)."""
+    modules: dict[str, tuple[Path, ast.Module, str | None]] = {}
+    declarations: list[Declaration] = []
+    app_classes: set[str] = set()
+    for path, data in files:
+        if b"class" in data and any(name.encode() in data for name in IDENTITY_NAMES):
+            entry = _parse(path, data)
+            if entry is None:
+                continue
+            modules[entry[0]] = entry[1:]
+            found = list(_declarations(path, entry[0], entry[2]))
+            declarations.extend(found)
+            chunks = {d.name for d in found}
+            app_classes.update(
+                f"{entry[0]}.{node.name}"
+                for node in entry[2].body
+                if isinstance(node, ast.ClassDef)
+                and node.name not in chunks
+                and _fields(node) & IDENTITY_NAMES
+            )
+    if not declarations:
+        return OldBindings(app_classes=tuple(sorted(app_classes)))
+    markers = {d.name.encode() for d in declarations}
+    markers |= {d.module.rpartition(".")[2].encode() for d in declarations}
+    for path, data in files:
+        if b"import" in data and any(m in data for m in markers):
+            entry = _parse(path, data)
+            if entry is not None and entry[0] not in modules:
+                modules[entry[0]] = entry[1:]
+    exported = _exports(modules, declarations)
+    chunk_classes = sorted(exported.items())
+    without = sorted(
+        {
+            module
+            for _, module in chunk_classes
+            if MESSAGE_CLASS not in _names_with_stars(modules, module)
+        }
+    )
+    return OldBindings(
+        tuple(declarations), tuple(chunk_classes), tuple(without), tuple(sorted(app_classes))
+    )
+
+
+def _parse(path: Path, data: bytes) -> tuple[str, Path, ast.Module, str | None] | None:
+    name, package = module_name(path)
+    if name is None:
+        return None
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # the migration reports the files it cannot parse
+    return name, path, tree, package
+
+
+def _declarations(path: Path, module: str, tree: ast.Module) -> Iterable[Declaration]:
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        fields = _fields(node)
+        identity = tuple(sorted(f for f in fields if f in IDENTITY_NAMES))
+        if not identity:
+            continue
+        if node.name != CHUNK_CLASS and not _tagged(node):
+            continue
+        yield Declaration(
+            path, node.lineno, node.col_offset, module, node.name, _kind(node), identity
+        )
+
+
+def _fields(node: ast.ClassDef) -> set[str]:
+    """Field names: annotated or assigned class attributes, and `self.x = ...` in
+    `__init__` (plain classes)."""
+    found: set[str] = set()
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            found.add(statement.target.id)
+        elif isinstance(statement, ast.Assign):
+            found.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+        elif isinstance(statement, ast.FunctionDef) and statement.name == "__init__":
+            for inner in ast.walk(statement):
+                targets = (
+                    inner.targets
+                    if isinstance(inner, ast.Assign)
+                    else [inner.target]
+                    if isinstance(inner, ast.AnnAssign)
+                    else []
+                )
+                for target in targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        found.add(target.attr)
+    return found
+
+
+def _tagged(node: ast.ClassDef) -> bool:
+    """A `session_update` field whose annotation or default names the chunk tag."""
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            target, parts = statement.target.id, [statement.annotation, statement.value]
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            first = statement.targets[0]
+            if not isinstance(first, ast.Name):
+                continue
+            target, parts = first.id, [statement.value]
+        else:
+            continue
+        if target in TAG_FIELDS and any(
+            isinstance(n, ast.Constant) and n.value == CHUNK_TAG
+            for part in parts
+            if part is not None
+            for n in ast.walk(part)
+        ):
+            return True
+    return False
+
+
+def _last_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _kind(node: ast.ClassDef) -> str:
+    bases = {_last_name(b) for b in node.bases}
+    decorators = {_last_name(d) for d in node.decorator_list}
+    if bases & {"BaseModel", "RootModel"}:
+        return "pydantic model"
+    if "TypedDict" in bases:
+        return "TypedDict"
+    if "dataclass" in decorators:
+        return "dataclass"
+    if decorators & {"s", "attrs", "define", "frozen", "mutable"}:
+        return "attrs class"
+    return "class"
+
+
+def _resolve(module: str, package: str | None, node: ast.ImportFrom) -> str | None:
+    if not node.level:
+        return node.module
+    base = package or ""
+    for _ in range(node.level - 1):
+        base = base.rpartition(".")[0]
+    if not base:
+        return None
+    return f"{base}.{node.module}" if node.module else base
+
+
+def _exports(
+    modules: dict[str, tuple[Path, ast.Module, str | None]], declarations: Sequence[Declaration]
+) -> dict[str, str]:
+    """Qualified name -> module of every name under which an old chunk class can be
+    imported: its declaration, and re-exports (followed until nothing new appears)."""
+    # module -> {exported name: declaring qualified name}
+    chunk_names: dict[str, dict[str, str]] = {}
+    for declaration in declarations:
+        chunk_names.setdefault(declaration.module, {})[declaration.name] = (
+            declaration.qualified_name
+        )
+    changed = True
+    rounds = 0
+    while changed and rounds < 20:
+        changed, rounds = False, rounds + 1
+        for module, (_, tree, package) in modules.items():
+            for node in tree.body:
+                if not isinstance(node, ast.ImportFrom):
+                    continue
+                source = _resolve(module, package, node)
+                found = chunk_names.get(source or "")
+                if not found:
+                    continue
+                own = chunk_names.setdefault(module, {})
+                for alias in node.names:
+                    if alias.name == "*":
+                        public = _star_names(modules, source or "", found)
+                        new = {n: q for n, q in public.items() if n not in own}
+                    elif alias.name in found and (alias.asname or alias.name) not in own:
+                        new = {alias.asname or alias.name: found[alias.name]}
+                    else:
+                        continue
+                    if new:
+                        own.update(new)
+                        changed = True
+    return {f"{module}.{name}": module for module, names in chunk_names.items() for name in names}
+
+
+def _star_names(
+    modules: dict[str, tuple[Path, ast.Module, str | None]], source: str, found: dict[str, str]
+) -> dict[str, str]:
+    """The chunk names `from source import *` brings: `__all__` when it is a literal
+    list, else the names without a leading underscore."""
+    entry = modules.get(source)
+    if entry is None:
+        return {}
+    listed = _literal_all(entry[1])
+    if listed is None:
+        return {n: q for n, q in found.items() if not n.startswith("_")}
+    return {n: q for n, q in found.items() if n in listed}
+
+
+def _literal_all(tree: ast.Module) -> set[str] | None:
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+            and isinstance(node.value, ast.List | ast.Tuple)
+        ):
+            return {
+                e.value
+                for e in node.value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            }
+    return None
+
+
+def _names_with_stars(
+    modules: dict[str, tuple[Path, ast.Module, str | None]], module: str
+) -> set[str]:
+    """Top-level names of `module`, with those of star imports from modules of the run."""
+    entry = modules.get(module)
+    if entry is None:
+        return set()
+    _, tree, package = entry
+    names = _top_level_names(tree)
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            source = _resolve(module, package, node)
+            star = modules.get(source or "")
+            if star is not None:
+                listed = _literal_all(star[1])
+                found = _top_level_names(star[1])
+                names |= found if listed is None else found & listed
+    return names
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
