@@ -363,7 +363,7 @@ def test_ctrl_c_in_migrate_exits_130_with_one_line(tmp_path: Path) -> None:
         "def run(*args, **kwargs):\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "    time.sleep(60)\n"
-        "runner.run = run\n"
+        "runner.run_all = run\n"
         "from acp_schema.cli import console_main\n"
         "import sys; sys.argv = ['acp-schema', 'migrate', sys.argv[1]]\n"
         "console_main()\n"
