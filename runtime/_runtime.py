@@ -8,42 +8,148 @@ pydantic-core and pays no Python call on the common path.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable, Mapping
-from typing import Any, ClassVar
+from enum import Enum
+from typing import Any, ClassVar, Literal
 
-from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema, from_json
+from typing_extensions import Self
 
 __all__ = [
     "MISSING",
     "AcpModel",
     "DefaultOnError",
     "DefaultOnNull",
+    "JsonInteger",
     "SkipInvalidItems",
     "TagDispatch",
+    "WireEnum",
+    "loads_wire",
 ]
+
+
+def _json_error(title: str, data: Any, reason: str) -> ValidationError:
+    """A `json_invalid` ValidationError, as pydantic-core reports bad JSON itself."""
+    detail = InitErrorDetails(
+        type=PydanticCustomError("json_invalid", "Invalid JSON: {error}", {"error": reason}),
+        loc=(),
+        input=data,
+    )
+    return ValidationError.from_exception_data(title, [detail])
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads_wire(data: str | bytes | bytearray, title: str = "JSON") -> Any:
+    """Parse JSON text as the wire allows it: strict JSON (no `NaN`/`Infinity`), any depth
+    the interpreter can hold; anything else is a `json_invalid` ValidationError."""
+    try:
+        return json.loads(data, parse_constant=_no_constant)
+    except RecursionError:
+        raise _json_error(title, data, "nested too deeply") from None
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, a constant
+        raise _json_error(title, data, str(error)) from None
+
+
+def _non_json_constants(data: str | bytes | bytearray) -> str | None:
+    """Why `data` is not JSON if it spells `NaN`/`Infinity` outside strings, else None.
+
+    pydantic-core's parser accepts those tokens; the wire does not. The substring test is
+    a fast filter (they almost never occur); the strict parse decides.
+    """
+    marks = ("NaN", "Infinity") if isinstance(data, str) else (b"NaN", b"Infinity")
+    if not any(mark in data for mark in marks):  # type: ignore[operator]
+        return None
+    try:
+        from_json(data, allow_inf_nan=False)
+    except ValueError as error:
+        text = str(error)
+        return None if "recursion limit" in text else text
+    return None
+
+
+def _too_deep(error: ValidationError) -> bool:
+    """Whether pydantic-core refused the JSON only for its nesting depth (it stops at 200)."""
+    problems = error.errors(include_url=False)
+    return (
+        len(problems) == 1
+        and problems[0]["type"] == "json_invalid"
+        and "recursion limit" in problems[0]["msg"]
+    )
 
 
 class AcpModel(BaseModel):
     """Base of every generated model.
 
-    Construct with snake_case names (or the wire names); encode with the plain
-    `model_dump()` / `model_dump_json()`: wire names are used, omitted fields (`MISSING`)
-    stay omitted, `null` stays `null`, and unknown keys are kept and written back.
+    Decoding (`model_validate_json`, `model_validate`) is exact: wire names only, JSON types
+    as they are (no string to number, no boolean to integer, no number to string), finite
+    numbers, integers within their format. Construct with snake_case names (or the wire
+    names); encode with the plain `model_dump()` / `model_dump_json()`: wire names are used,
+    omitted fields (`MISSING`) stay omitted, `null` stays `null`, and unknown keys are kept
+    and written back.
     """
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
+        strict=True,
+        allow_inf_nan=False,
+        validate_by_name=False,
         validate_by_alias=True,
         serialize_by_alias=True,
-        populate_by_name=True,
     )
 
     # Fields a schema revision removed: their wire keys are dropped on decode; their
-    # Python names are refused, so code written for the old field fails loudly.
+    # Python names are refused by the constructor, so code written for the old field
+    # fails loudly. On the wire a Python name is just an unknown key.
     __acp_ignored_keys__: ClassVar[frozenset[str]] = frozenset()
     __acp_removed_names__: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, /, **data: Any) -> None:
+        # The constructor is the Python API: snake_case names as well as wire names.
+        removed = self.__acp_removed_names__.intersection(data)
+        if removed:
+            names = ", ".join(sorted(removed))
+            raise TypeError(
+                f"{type(self).__name__} no longer has {names}: the revision moved it to the "
+                "message upsert (see `acp-schema migrate`)"
+            )
+        __tracebackhide__ = True
+        self.__pydantic_validator__.validate_python(
+            data, self_instance=self, by_alias=True, by_name=True
+        )
+
+    # Tells pydantic this is the plain constructor, not a custom one that decoding must
+    # call (it would route every decoded object through Python, with Python names).
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: Literal["allow", "ignore", "forbid"] | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """Decode JSON text; `NaN`/`Infinity` are not JSON, and depth is not limited to
+        pydantic-core's 200 levels (deeper input is parsed by `json` and then validated)."""
+        options: dict[str, Any] = {"strict": strict, "extra": extra, "context": context}
+        options.update(by_alias=by_alias, by_name=by_name)
+        problem = _non_json_constants(json_data)
+        if problem is not None:
+            raise _json_error(cls.__name__, json_data, problem)
+        try:
+            return super().model_validate_json(json_data, **options)
+        except ValidationError as error:
+            if not _too_deep(error):
+                raise
+        return cls.model_validate(loads_wire(json_data, cls.__name__), **options)
 
     @property
     def model_fields_set(self) -> set[str]:
@@ -56,15 +162,22 @@ class AcpModel(BaseModel):
         extra = self.__pydantic_extra__
         if not extra:
             return
-        removed = self.__acp_removed_names__.intersection(extra)
-        if removed:
-            names = ", ".join(sorted(removed))
-            raise TypeError(
-                f"{type(self).__name__} no longer has {names}: the revision moved it to the "
-                "message upsert (see `acp-schema migrate`)"
-            )
         for key in self.__acp_ignored_keys__.intersection(extra):
             del extra[key]
+
+
+class WireEnum(Enum):
+    """Base of the generated enums: a wire value (`"end_turn"`) is accepted in Python data
+    as in JSON. Strict mode would take only members from Python, so `model_validate` of a
+    dict would refuse what `model_validate_json` of the same JSON accepts."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        schema = handler(source)
+        # Lax enum validation matches the value only: no coercion of other JSON types.
+        return {**schema, "strict": False}  # type: ignore[return-value]
 
 
 def _unwrap_defaults(schema: core_schema.CoreSchema) -> dict[str, Any]:
@@ -158,6 +271,67 @@ class DefaultOnNull:
         return core_schema.no_info_before_validator_function(null_to_empty, inner)
 
 
+# Schemas that stand for other classes or named types: JsonInteger never edits inside them
+# (each applies its own markers), nor a node it made already.
+_OPAQUE = frozenset({"model", "dataclass", "typed-dict", "definitions", "definition-ref"})
+_INTEGER_DONE = "acp_json_integer"
+
+
+def _integer_rule(node: dict[str, Any]) -> core_schema.CoreSchema:
+    """A JSON integer: an integer token, or a number token with no fraction (`1.0`, `1e2`:
+    JSON Schema counts both as integers), within the node's bounds; never a string or a
+    boolean. The second branch, and its Python-free float-to-int step, only runs for
+    number tokens."""
+    bounds = {k: node[k] for k in ("ge", "gt", "le", "lt", "multiple_of") if k in node}
+    exact = core_schema.int_schema(strict=True, **bounds)
+    from_number = core_schema.chain_schema(
+        [
+            core_schema.float_schema(strict=True, allow_inf_nan=False),
+            core_schema.int_schema(strict=False, **bounds),
+        ]
+    )
+    return core_schema.union_schema(
+        [exact, from_number],
+        mode="left_to_right",
+        custom_error_type="json_integer",
+        custom_error_message="Input should be a JSON integer within the range of its format",
+        metadata={_INTEGER_DONE: True},
+        ref=node.get("ref"),
+    )
+
+
+def _with_json_integers(node: Any) -> Any:
+    """A copy of a core schema with every `int` node replaced by `_integer_rule`."""
+    if isinstance(node, list):
+        return [_with_json_integers(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    kind = node.get("type")
+    if kind in _OPAQUE or (node.get("metadata") or {}).get(_INTEGER_DONE):
+        return node
+    if kind == "int":
+        return _integer_rule(node)
+    return {key: _with_json_integers(value) for key, value in node.items()}
+
+
+class JsonInteger:
+    """Integers exactly as JSON Schema has them.
+
+    pydantic's strict `int` refuses `1.0`, which JSON Schema (and every JavaScript peer)
+    reads as the integer 1; its lax `int` also takes `"1"` and `true`. This marker makes
+    each `int` in the annotated type take integer tokens and integral number tokens only,
+    with the bounds (`ge`/`le`, from the schema's `minimum`/`maximum` and its integer
+    `format`) applied to both. It sits after the `Field(...)`, so the bounds are already
+    in the schema it rewrites.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        result: core_schema.CoreSchema = _with_json_integers(handler(source))
+        return result
+
+
 class TagDispatch:
     """Decode a tagged union by its tag, in pydantic-core.
 
@@ -165,6 +339,10 @@ class TagDispatch:
     closed union rejects any other tag. An open union (`other` given) first tries the
     known tags and only then the Other variant, which refuses a known tag: an unknown
     tag keeps its whole payload, a known tag with a bad payload stays an error.
+
+    Wire data (JSON, or a dict) is dispatched by the wire key alone: a dict that carries
+    the tag only under its Python name has no tag. Model instances (Python construction)
+    are dispatched by attribute, which is also how encoding picks the variant.
     """
 
     def __init__(
@@ -186,26 +364,35 @@ class TagDispatch:
         choices: dict[Hashable, core_schema.CoreSchema] = {
             tag: handler.generate_schema(kind) for tag, kind in self.variants.items()
         }
-        # Instances are found by attribute (serialisation picks the variant that way, so
-        # this path goes first); decoded dicts by their wire key.
-        paths: list[list[str | int]] = [[self.field_name], [self.wire_key]]
-        tagged = core_schema.tagged_union_schema(choices, discriminator=paths)
+        by_key = core_schema.tagged_union_schema(choices, discriminator=self.wire_key)
+        by_attribute = core_schema.tagged_union_schema(choices, discriminator=self.field_name)
         if self.other is None:
-            return tagged
-        known = frozenset(self.variants)
-        wire_key = self.wire_key
+            wire: core_schema.CoreSchema = by_key
+            decoded: core_schema.CoreSchema = by_attribute
+        else:
+            known = frozenset(self.variants)
+            wire_key = self.wire_key
 
-        def refuse_known(value: Any) -> Any:
-            tag = value.get(wire_key) if isinstance(value, dict) else None
-            if tag in known:
-                raise PydanticCustomError(
-                    "known_tag",
-                    "`{key}` '{tag}' names a known variant, whose payload did not validate",
-                    {"key": wire_key, "tag": tag},
-                )
-            return value
+            def refuse_known(value: Any) -> Any:
+                tag = value.get(wire_key) if isinstance(value, dict) else None
+                if tag in known:
+                    raise PydanticCustomError(
+                        "known_tag",
+                        "`{key}` '{tag}' names a known variant, whose payload did not validate",
+                        {"key": wire_key, "tag": tag},
+                    )
+                return value
 
-        other = core_schema.no_info_before_validator_function(
-            refuse_known, handler.generate_schema(self.other)
+            other = handler.generate_schema(self.other)
+            fallback = core_schema.no_info_before_validator_function(refuse_known, other)
+            wire = core_schema.union_schema([by_key, fallback], mode="left_to_right")
+            decoded = core_schema.union_schema([by_attribute, other], mode="left_to_right")
+        # Step one turns wire data into an instance (instances pass through); step two,
+        # by attribute, accepts only instances of the variants and gives the union its
+        # serializer (a chain serializes with its last step). Wire first in Python mode
+        # too, so a bad dict reports the wire problem first.
+        instances = core_schema.union_schema(
+            [wire, core_schema.is_instance_schema(BaseModel)], mode="left_to_right"
         )
-        return core_schema.union_schema([tagged, other], mode="left_to_right")
+        first = core_schema.json_or_python_schema(json_schema=wire, python_schema=instances)
+        return core_schema.chain_schema([first, decoded])
