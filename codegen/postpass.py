@@ -136,7 +136,9 @@ def _with_json_integer(annotation: cst.BaseExpression) -> cst.BaseExpression:
     marker = cst.SubscriptElement(cst.Index(cst.parse_expression("JsonInteger()")))
     parts = _annotated_parts(annotation)
     if parts is None:
-        return cst.Subscript(cst.Name("Annotated"), [cst.SubscriptElement(cst.Index(annotation)), marker])
+        return cst.Subscript(
+            cst.Name("Annotated"), [cst.SubscriptElement(cst.Index(annotation)), marker]
+        )
     assert isinstance(annotation, cst.Subscript)
     parts = [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in parts]
     return annotation.with_changes(slice=[*parts, marker])
