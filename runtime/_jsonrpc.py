@@ -6,13 +6,14 @@ keywords; this module holds the behaviour, so the generated code stays declarati
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import TypeAdapter
+
+from ._runtime import loads_wire
 
 Side = Literal["agent", "client", "protocol"]
 Kind = Literal["request", "notification", "response", "error"]
@@ -103,13 +104,19 @@ class MethodTable:
         method: str | None = None,
         side: Side | None = None,
     ) -> Decoded:
-        """Decode one JSON-RPC message. A response names no method: pass the request's `method`."""
-        data = json.loads(message) if isinstance(message, (str, bytes)) else message
+        """Decode one JSON-RPC message. A response names no method: pass the request's `method`.
+
+        Raises `ValueError` for anything that does not decode (a `ValidationError`, which is
+        one, for bad JSON or params) and `UnknownMethodError` for a method not in the table.
+        """
+        data = loads_wire(message) if isinstance(message, (str, bytes, bytearray)) else message
         if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
             raise ValueError("not a JSON-RPC 2.0 message object")
         ident = data.get("id")
         if "method" in data:
             name = data["method"]
+            if not isinstance(name, str):
+                raise ValueError("a JSON-RPC `method` must be a string")
             is_notification = "id" not in data
             entry = self.get(name, side=side, notification=is_notification)
             params = entry.params_adapter.validate_python(data.get("params"))

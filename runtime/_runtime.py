@@ -177,7 +177,7 @@ class WireEnum(Enum):
     ) -> core_schema.CoreSchema:
         schema = handler(source)
         # Lax enum validation matches the value only: no coercion of other JSON types.
-        return {**schema, "strict": False}  # type: ignore[return-value]
+        return {**schema, "strict": False}
 
 
 def _unwrap_defaults(schema: core_schema.CoreSchema) -> dict[str, Any]:
@@ -375,7 +375,7 @@ class TagDispatch:
 
             def refuse_known(value: Any) -> Any:
                 tag = value.get(wire_key) if isinstance(value, dict) else None
-                if tag in known:
+                if isinstance(tag, str) and tag in known:
                     raise PydanticCustomError(
                         "known_tag",
                         "`{key}` '{tag}' names a known variant, whose payload did not validate",

@@ -40,3 +40,13 @@ def installed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for version in ("v1", "v2"):
             shutil.copytree(REPO / "generated" / version, target / "acp_schema" / version)
     return target
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The TypeScript SDK conformance figures, when that suite ran (visible in CI logs)."""
+    from tests.conformance.report import LINES
+
+    if LINES:
+        terminalreporter.section("conformance with the TypeScript SDK")
+        for line in LINES:
+            terminalreporter.write_line(line)

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, 
 
 from pydantic import MISSING, BaseModel, ValidationError
 
+from .._runtime import AcpModel
+
 if TYPE_CHECKING:
     from acp_schema import v1, v2
 
@@ -262,8 +264,9 @@ def _role(entry: MessageEntry) -> Literal["outgoing", "incoming"] | None:
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
 
 
-class _Envelope(BaseModel, Generic[ParamsT]):
-    """A whole `session/update` message, so that one pydantic-core call decodes a line."""
+class _Envelope(AcpModel, Generic[ParamsT]):
+    """A whole `session/update` message, so that one pydantic-core call decodes a line
+    (an AcpModel: decoded exactly as the bindings are, `NaN` and depth included)."""
 
     jsonrpc: Literal["2.0"]
     method: Literal["session/update"]
@@ -306,7 +309,7 @@ class _Codec:
         else:
             try:
                 data = json.loads(message)
-            except ValueError as bad_json:  # JSONDecodeError or UnicodeDecodeError
+            except (ValueError, RecursionError) as bad_json:  # also UnicodeDecodeError
                 problem = UpdateDecodeError(f"invalid JSON: {bad_json}")
                 problem.__cause__ = bad_json
                 return problem
