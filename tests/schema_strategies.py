@@ -27,6 +27,10 @@ JSON_VALUES = st.recursive(
     ),
     max_leaves=4,
 )
+FORMAT_EXAMPLES = {
+    "uri": ["file:///home/u/src/main.py", "https://example.com/a?b=1#c", "zed://session/7"],
+    "date-time": ["2026-01-02T03:04:05Z", "2026-12-01T17:11:00.125+02:00"],
+}
 INT_BOUNDS = {
     "uint16": (0, 2**16 - 1),
     "uint32": (0, 2**32 - 1),
@@ -124,9 +128,13 @@ class SchemaStrategies:
             )
         if kind == "string":
             low, high = node.get("minLength", 0), node.get("maxLength", 12)
-            return st.text(
+            text = st.text(
                 string.ascii_letters + string.digits + " _-/.", min_size=low, max_size=high
             )
+            # `format` is an annotation in JSON Schema: any string is valid; draw values
+            # that meet it as well, so peers that assert formats see good ones too.
+            good = FORMAT_EXAMPLES.get(node.get("format", ""))
+            return st.sampled_from(good) | text if good else text
         if kind == "array":
             low = node.get("minItems", 0)
             items = self.node(node.get("items", True))

@@ -3,44 +3,48 @@
 from __future__ import annotations
 
 import json
+import re
 from enum import Enum
 from typing import Any
+
+from jsonschema import FormatChecker
 
 from pydantic import BaseModel, ValidationError
 
 from acp_schema._runtime import loads_wire
+from acp_schema.codegen.prepass import INTEGER_FORMATS
 
 
-def _drop_unknown_keys(value: Any, notes: set[str]) -> None:
-    """Clear the unknown keys every decoded object kept (the SDK strips them), except on the
-    `...Other` variants of open unions, whose payload they are (the SDK keeps those)."""
+Path = tuple[str | int, ...]
+
+
+def unknown_key_paths(value: Any, path: Path = ()) -> set[Path]:
+    """Where in the encoded JSON the decoded objects hold keys they kept as unknown."""
+    found: set[Path] = set()
     if isinstance(value, BaseModel):
-        extra = value.__pydantic_extra__
-        if extra and not type(value).__name__.endswith("Other"):
-            notes.add("unknown keys kept")
-            extra.clear()
-        for name in type(value).model_fields:
-            _drop_unknown_keys(getattr(value, name), notes)
+        found.update((*path, key) for key in value.__pydantic_extra__ or {})
+        for name, info in type(value).model_fields.items():
+            found |= unknown_key_paths(getattr(value, name), (*path, info.alias or name))
     elif isinstance(value, list):
-        for item in value:
-            _drop_unknown_keys(item, notes)
+        for index, item in enumerate(value):
+            found |= unknown_key_paths(item, (*path, index))
+    return found
 
 
-def ours(model: type[BaseModel], text: str, notes: set[str]) -> tuple[bool, Any]:
-    """(accepted, decoded JSON without the unknown keys we keep); a ValidationError is a
+def ours(model: type[BaseModel], text: str) -> tuple[bool, Any, set[Path]]:
+    """(accepted, decoded JSON, paths of the unknown keys kept); a ValidationError is a
     rejection, anything else escapes."""
     try:
         decoded = model.model_validate_json(text)
     except ValidationError:
-        return False, None
-    _drop_unknown_keys(decoded, notes)
+        return False, None, set()
+    unknown = unknown_key_paths(decoded)
     try:
-        return True, json.loads(decoded.model_dump_json())
+        return True, json.loads(decoded.model_dump_json()), unknown
     except ValueError:  # deeper than pydantic-core's serializer goes: encode via Python
         plain = decoded.model_dump()
-        return True, json.loads(
-            json.dumps(plain, default=lambda v: v.value if isinstance(v, Enum) else v)
-        )
+        encoded = json.dumps(plain, default=lambda v: v.value if isinstance(v, Enum) else v)
+        return True, json.loads(encoded), unknown
 
 
 def _same_number(a: Any, b: Any) -> bool:
@@ -50,16 +54,23 @@ def _same_number(a: Any, b: Any) -> bool:
     return isinstance(a, numbers) and isinstance(b, numbers) and float(a) == float(b)
 
 
-def difference(mine: Any, theirs: Any, notes: set[str]) -> bool:
-    """Whether the two decoded values differ beyond integers past 2**53, which JavaScript
-    rounds (noted as "large integer rounded by JavaScript")."""
+def difference(
+    mine: Any, theirs: Any, unknown: set[Path], notes: set[str], path: Path = ()
+) -> bool:
+    """Whether the two decoded values differ beyond the normalisations, which are noted:
+    unknown keys we keep where the SDK strips them ("unknown keys kept"), and integers past
+    2**53, which JavaScript rounds ("large integer rounded by JavaScript")."""
     if isinstance(mine, dict) and isinstance(theirs, dict):
-        if set(mine) != set(theirs):
+        only_ours = set(mine) - set(theirs)
+        if any((*path, key) not in unknown for key in only_ours) or set(theirs) - set(mine):
             return True
-        return any(difference(mine[k], theirs[k], notes) for k in theirs)
+        if only_ours:
+            notes.add("unknown keys kept")
+        return any(difference(mine[k], theirs[k], unknown, notes, (*path, k)) for k in theirs)
     if isinstance(mine, list) and isinstance(theirs, list):
         return len(mine) != len(theirs) or any(
-            difference(a, b, notes) for a, b in zip(mine, theirs, strict=True)
+            difference(a, b, unknown, notes, (*path, i))
+            for i, (a, b) in enumerate(zip(mine, theirs, strict=True))
         )
     if mine == theirs and type(mine) is type(theirs):
         return False
@@ -68,6 +79,44 @@ def difference(mine: Any, theirs: Any, notes: set[str]) -> bool:
             notes.add("large integer rounded by JavaScript")
         return False
     return True
+
+
+# `format` is an annotation in JSON Schema. The SDK asserts two string formats (zod
+# `z.url()`, `z.iso.datetime({offset: true})`): an absolute URI (RFC 3986: a scheme, no
+# blanks) and an RFC 3339 date-time with its offset. The bindings assert the integer formats
+# (ranges). These checkers tell the inputs that meet every format from those that do not.
+STRING_FORMATS = FormatChecker(formats=())
+FORMATS = FormatChecker(formats=())
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]*")
+_DATE_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})"
+)
+
+
+def _is_uri(value: object) -> bool:
+    return not isinstance(value, str) or _URI.fullmatch(value) is not None
+
+
+def _is_date_time(value: object) -> bool:
+    return not isinstance(value, str) or _DATE_TIME.fullmatch(value) is not None
+
+
+for _checker in (STRING_FORMATS, FORMATS):
+    _checker.checks("uri")(_is_uri)
+    _checker.checks("date-time")(_is_date_time)
+
+
+def _integer_in(low: int, high: int) -> Any:
+    def check(value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return True
+        return low <= value <= high
+
+    return check
+
+
+for _name, (_low, _high) in INTEGER_FORMATS.items():
+    FORMATS.checks(_name)(_integer_in(_low, _high))
 
 
 def schema_valid(validator: Any, text: str) -> bool:
