@@ -50,8 +50,9 @@ def _constrains(part: Any) -> bool:
 
 
 class SchemaStrategies:
-    def __init__(self, schema: JSON) -> None:
+    def __init__(self, schema: JSON, *, good_formats: bool = False) -> None:
         self.schema = schema
+        self.good_formats = good_formats  # draw only strings that meet their `format`
         self.defs: JSON = schema["$defs"]
         self.validator = Draft202012Validator(schema)
 
@@ -134,6 +135,8 @@ class SchemaStrategies:
             # `format` is an annotation in JSON Schema: any string is valid; draw values
             # that meet it as well, so peers that assert formats see good ones too.
             good = FORMAT_EXAMPLES.get(node.get("format", ""))
+            if good and self.good_formats:
+                return st.sampled_from(good)
             return st.sampled_from(good) | text if good else text
         if kind == "array":
             low = node.get("minItems", 0)

@@ -55,21 +55,44 @@ def _same_number(a: Any, b: Any) -> bool:
 
 
 def difference(
-    mine: Any, theirs: Any, unknown: set[Path], notes: set[str], path: Path = ()
+    mine: Any,
+    theirs: Any,
+    unknown: set[Path],
+    notes: set[str],
+    sent: Any = None,
+    path: Path = (),
 ) -> bool:
     """Whether the two decoded values differ beyond the normalisations, which are noted:
-    unknown keys we keep where the SDK strips them ("unknown keys kept"), and integers past
-    2**53, which JavaScript rounds ("large integer rounded by JavaScript")."""
+
+    - unknown keys we keep where the SDK strips them ("unknown keys kept");
+    - integers past 2**53, which JavaScript rounds ("large integer rounded by JavaScript");
+    - a malformed value sent under a default-on-error key, which we read as omitted and the
+      SDK replaces by the schema's default `[]` ("malformed value read as omitted").
+
+    `sent` is the input at the same place, to tell the last case from a made-up key.
+    """
     if isinstance(mine, dict) and isinstance(theirs, dict):
+        sent_here = sent if isinstance(sent, dict) else {}
         only_ours = set(mine) - set(theirs)
-        if any((*path, key) not in unknown for key in only_ours) or set(theirs) - set(mine):
+        only_theirs = set(theirs) - set(mine)
+        filled = {
+            k for k in only_theirs if theirs[k] == [] and k in sent_here and sent_here[k] != []
+        }
+        if any((*path, key) not in unknown for key in only_ours) or only_theirs - filled:
             return True
         if only_ours:
             notes.add("unknown keys kept")
-        return any(difference(mine[k], theirs[k], unknown, notes, (*path, k)) for k in theirs)
+        if filled:
+            notes.add("malformed value read as omitted (the SDK writes the schema default)")
+        return any(
+            difference(mine[k], theirs[k], unknown, notes, sent_here.get(k), (*path, k))
+            for k in theirs
+            if k in mine
+        )
     if isinstance(mine, list) and isinstance(theirs, list):
+        # Items may have been skipped (skip-invalid-items), so `sent` no longer lines up.
         return len(mine) != len(theirs) or any(
-            difference(a, b, unknown, notes, (*path, i))
+            difference(a, b, unknown, notes, None, (*path, i))
             for i, (a, b) in enumerate(zip(mine, theirs, strict=True))
         )
     if mine == theirs and type(mine) is type(theirs):
@@ -88,9 +111,7 @@ def difference(
 STRING_FORMATS = FormatChecker(formats=())
 FORMATS = FormatChecker(formats=())
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]*")
-_DATE_TIME = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})"
-)
+_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 
 
 def _is_uri(value: object) -> bool:
@@ -117,6 +138,38 @@ def _integer_in(low: int, high: int) -> Any:
 
 for _name, (_low, _high) in INTEGER_FORMATS.items():
     FORMATS.checks(_name)(_integer_in(_low, _high))
+
+
+def string_format_keys(schema: Any) -> set[str]:
+    """Property names the schema gives a `uri` or `date-time` format (directly or in a
+    nullable alternative)."""
+    found: set[str] = set()
+    if isinstance(schema, dict):
+        for name, sub in (schema.get("properties") or {}).items():
+            options = [sub, *(sub.get("anyOf", []) if isinstance(sub, dict) else [])]
+            if any(
+                isinstance(o, dict) and o.get("format") in ("uri", "date-time") for o in options
+            ):
+                found.add(name)
+        for value in schema.values():
+            found |= string_format_keys(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            found |= string_format_keys(value)
+    return found
+
+
+def breaks_string_format(value: Any, keys: set[str]) -> bool:
+    """Whether a string under one of `keys` fails the SDK's uri/date-time check."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in keys and isinstance(item, str) and not (_is_uri(item) or _is_date_time(item)):
+                return True
+            if breaks_string_format(item, keys):
+                return True
+    elif isinstance(value, list):
+        return any(breaks_string_format(item, keys) for item in value)
+    return False
 
 
 def schema_valid(validator: Any, text: str) -> bool:
