@@ -8,12 +8,10 @@ from enum import Enum
 from typing import Any
 
 from jsonschema import FormatChecker
-
 from pydantic import BaseModel, ValidationError
 
 from acp_schema._runtime import loads_wire
 from acp_schema.codegen.prepass import INTEGER_FORMATS
-
 
 Path = tuple[str | int, ...]
 
