@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Hashable, Mapping
 from enum import Enum
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, get_args
 
 from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema, from_json
@@ -55,15 +55,15 @@ def loads_wire(data: str | bytes | bytearray, title: str = "JSON") -> Any:
         raise _json_error(title, data, str(error)) from None
 
 
+_MARKS = ("NaN", "Infinity")
+
+
 def _non_json_constants(data: str | bytes | bytearray) -> str | None:
     """Why `data` is not JSON if it spells `NaN`/`Infinity` outside strings, else None.
 
-    pydantic-core's parser accepts those tokens; the wire does not. The substring test is
-    a fast filter (they almost never occur); the strict parse decides.
+    pydantic-core's parser accepts those tokens; the wire does not. Callers run this only
+    when the text spells one of them (almost never); the strict parse decides.
     """
-    marks = ("NaN", "Infinity") if isinstance(data, str) else (b"NaN", b"Infinity")
-    if not any(mark in data for mark in marks):  # type: ignore[operator]
-        return None
     try:
         from_json(data, allow_inf_nan=False)
     except ValueError as error:
@@ -139,16 +139,32 @@ class AcpModel(BaseModel):
     ) -> Self:
         """Decode JSON text; `NaN`/`Infinity` are not JSON, and depth is not limited to
         pydantic-core's 200 levels (deeper input is parsed by `json` and then validated)."""
-        options: dict[str, Any] = {"strict": strict, "extra": extra, "context": context}
-        options.update(by_alias=by_alias, by_name=by_name)
-        problem = _non_json_constants(json_data)
-        if problem is not None:
-            raise _json_error(cls.__name__, json_data, problem)
+        # The hot path: a memchr for "N", a search for "Infinity", then straight into
+        # pydantic-core (without keywords, which cost as much again).
+        if json_data.__class__ is bytes:
+            suspect = (78 in json_data and b"NaN" in json_data) or b"Infinity" in json_data
+        else:
+            suspect = any(mark in json_data for mark in _MARKS)  # type: ignore[operator]
+        if suspect:
+            problem = _non_json_constants(json_data)
+            if problem is not None:
+                raise _json_error(cls.__name__, json_data, problem)
         try:
-            return super().model_validate_json(json_data, **options)
+            if strict is extra is context is by_alias is by_name is None:
+                return cls.__pydantic_validator__.validate_json(json_data)  # type: ignore[no-any-return]
+            return cls.__pydantic_validator__.validate_json(  # type: ignore[no-any-return]
+                json_data,
+                strict=strict,
+                extra=extra,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
         except ValidationError as error:
             if not _too_deep(error):
                 raise
+        options: dict[str, Any] = {"strict": strict, "extra": extra, "context": context}
+        options.update(by_alias=by_alias, by_name=by_name)
         return cls.model_validate(loads_wire(json_data, cls.__name__), **options)
 
     @property
@@ -332,6 +348,17 @@ class JsonInteger:
         return result
 
 
+def _variant_classes(kind: Any) -> list[type[BaseModel]]:
+    """The model classes a union variant stands for: the class, or a nested union's members."""
+    if isinstance(kind, type):
+        return [kind] if issubclass(kind, BaseModel) else []
+    found: list[type[BaseModel]] = []
+    value = getattr(kind, "__value__", kind)  # a TypeAliasType names its union
+    for arg in get_args(value):
+        found += _variant_classes(arg)
+    return found
+
+
 class TagDispatch:
     """Decode a tagged union by its tag, in pydantic-core.
 
@@ -340,9 +367,12 @@ class TagDispatch:
     known tags and only then the Other variant, which refuses a known tag: an unknown
     tag keeps its whole payload, a known tag with a bad payload stays an error.
 
-    Wire data (JSON, or a dict) is dispatched by the wire key alone: a dict that carries
-    the tag only under its Python name has no tag. Model instances (Python construction)
-    are dispatched by attribute, which is also how encoding picks the variant.
+    Dispatch is by the wire key alone, for JSON and dicts alike: a dict that carries the
+    tag only under its Python name has no tag. Model instances (Python construction, and
+    encoding, which picks the variant the same way) are looked up by attribute, so where
+    the wire key is not the Python name each variant class answers to the wire key with
+    its tag: `AgentMessageChunk.sessionUpdate == "agent_message_chunk"`, a class constant
+    set here, once, which costs no Python call per message.
     """
 
     def __init__(
@@ -358,41 +388,43 @@ class TagDispatch:
         self.variants = dict(variants)
         self.other = other
 
+    def _label_variants(self) -> None:
+        if self.wire_key == self.field_name:
+            return  # the tag field itself answers to the wire key
+        for tag, kind in self.variants.items():
+            for cls in _variant_classes(kind):
+                current = cls.__dict__.get(self.wire_key, tag)
+                if current != tag or self.wire_key in cls.model_fields:
+                    raise TypeError(
+                        f"{cls.__name__}.{self.wire_key} cannot name tag {tag!r}: "
+                        f"it is already {current!r}"
+                    )
+                type.__setattr__(cls, self.wire_key, tag)
+
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
+        self._label_variants()
         choices: dict[Hashable, core_schema.CoreSchema] = {
             tag: handler.generate_schema(kind) for tag, kind in self.variants.items()
         }
-        by_key = core_schema.tagged_union_schema(choices, discriminator=self.wire_key)
-        by_attribute = core_schema.tagged_union_schema(choices, discriminator=self.field_name)
+        tagged = core_schema.tagged_union_schema(choices, discriminator=self.wire_key)
         if self.other is None:
-            wire: core_schema.CoreSchema = by_key
-            decoded: core_schema.CoreSchema = by_attribute
-        else:
-            known = frozenset(self.variants)
-            wire_key = self.wire_key
+            return tagged
+        known = frozenset(self.variants)
+        wire_key = self.wire_key
 
-            def refuse_known(value: Any) -> Any:
-                tag = value.get(wire_key) if isinstance(value, dict) else None
-                if isinstance(tag, str) and tag in known:
-                    raise PydanticCustomError(
-                        "known_tag",
-                        "`{key}` '{tag}' names a known variant, whose payload did not validate",
-                        {"key": wire_key, "tag": tag},
-                    )
-                return value
+        def refuse_known(value: Any) -> Any:
+            tag = value.get(wire_key) if isinstance(value, dict) else None
+            if isinstance(tag, str) and tag in known:
+                raise PydanticCustomError(
+                    "known_tag",
+                    "`{key}` '{tag}' names a known variant, whose payload did not validate",
+                    {"key": wire_key, "tag": tag},
+                )
+            return value
 
-            other = handler.generate_schema(self.other)
-            fallback = core_schema.no_info_before_validator_function(refuse_known, other)
-            wire = core_schema.union_schema([by_key, fallback], mode="left_to_right")
-            decoded = core_schema.union_schema([by_attribute, other], mode="left_to_right")
-        # Step one turns wire data into an instance (instances pass through); step two,
-        # by attribute, accepts only instances of the variants and gives the union its
-        # serializer (a chain serializes with its last step). Wire first in Python mode
-        # too, so a bad dict reports the wire problem first.
-        instances = core_schema.union_schema(
-            [wire, core_schema.is_instance_schema(BaseModel)], mode="left_to_right"
+        other = core_schema.no_info_before_validator_function(
+            refuse_known, handler.generate_schema(self.other)
         )
-        first = core_schema.json_or_python_schema(json_schema=wire, python_schema=instances)
-        return core_schema.chain_schema([first, decoded])
+        return core_schema.union_schema([tagged, other], mode="left_to_right")
