@@ -144,13 +144,14 @@ class AcpModel(BaseModel):
         if json_data.__class__ is bytes:
             suspect = (78 in json_data and b"NaN" in json_data) or b"Infinity" in json_data
         else:
-            suspect = any(mark in json_data for mark in _MARKS)  # type: ignore[operator]
+            suspect = any(mark in json_data for mark in _MARKS)
         if suspect:
             problem = _non_json_constants(json_data)
             if problem is not None:
                 raise _json_error(cls.__name__, json_data, problem)
         try:
-            if strict is extra is context is by_alias is by_name is None:
+            no_options = strict is None and extra is None and context is None
+            if no_options and by_alias is None and by_name is None:
                 return cls.__pydantic_validator__.validate_json(json_data)  # type: ignore[no-any-return]
             return cls.__pydantic_validator__.validate_json(  # type: ignore[no-any-return]
                 json_data,
