@@ -200,3 +200,15 @@ def test_model_validate_of_wire_data_behaves_like_model_validate_json(
 def version(request: pytest.FixtureRequest) -> Version:
     result: Version = request.param
     return result
+
+
+@pytest.mark.parametrize(("value", "ok"), [(True, True), (1, False), ("true", False), (None, False)])
+def test_a_boolean_takes_json_booleans_only(value: Any, ok: bool) -> None:
+    option = {"configId": "c", "name": "n", "type": "boolean", "currentValue": value}
+    if ok:
+        assert v2.SessionConfigBoolean.model_validate(option).current_value is True
+    else:
+        with pytest.raises(ValidationError):
+            v2.SessionConfigBoolean.model_validate_json(json.dumps(option))
+        with pytest.raises(ValidationError):
+            v2.SessionConfigBoolean.model_validate(option)
