@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from acp_schema import v1, v2
 from acp_schema._runtime import MISSING
-from acp_schema.transcripts import TranscriptStore
+from acp_schema.transcripts import TranscriptError, TranscriptStore
 from acp_schema.v2.methods import METHODS as V2_METHODS
 from tests.bindings_support import V1, V2, VERSIONS, Version
 
@@ -102,17 +102,35 @@ def test_a_non_finite_number_in_a_typed_field_is_malformed() -> None:
     assert decoded.update.used == 1  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
-def test_nan_and_infinity_are_not_json(token: str) -> None:
+def test_nan_is_not_json_anywhere() -> None:
     text = json.dumps({"sessionId": "s1", "update": usage(_meta={"x": 0})})
-    text = text.replace('"x": 0', f'"x": {token}')
+    text = text.replace('"x": 0', '"x": NaN')
     with pytest.raises(ValidationError, match="Invalid JSON"):
         v2.UpdateSessionNotification.model_validate_json(text)
     with pytest.raises(ValueError):
-        V2_METHODS.decode(message(usage()).replace('"used": 1', f'"used": {token}'))
-    # Inside a string they are just text.
+        V2_METHODS.decode(message(usage()).replace('"used": 1', '"used": NaN'))
+    with pytest.raises(TranscriptError):
+        TranscriptStore("v2").apply(message(usage()).replace('"used": 1', '"used": NaN'))
+    # Inside a string it is just text.
     ok = json.dumps({"sessionId": "s1", "update": usage(_meta={"x": "NaN"})})
     assert v2.UpdateSessionNotification.model_validate_json(ok).update.meta == {"x": "NaN"}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("token", ["Infinity", "-Infinity", "1e400"])
+def test_an_infinite_number_is_refused_by_typed_fields(token: str) -> None:
+    text = json.dumps({"sessionId": "s1", "update": usage()}).replace(
+        '"used": 1', f'"used": {token}'
+    )
+    with pytest.raises(ValidationError):
+        v2.UpdateSessionNotification.model_validate_json(text)
+    with pytest.raises(ValueError):
+        V2_METHODS.decode(message(usage()).replace('"used": 1', f'"used": {token}'))
+    # In a free-form value it reads as infinity and is written back as null (documented).
+    text = json.dumps({"sessionId": "s1", "update": usage(_meta={"x": 0})})
+    decoded = v2.UpdateSessionNotification.model_validate_json(
+        text.replace('"x": 0', f'"x": {token}')
+    )
+    assert json.loads(decoded.model_dump_json())["update"]["_meta"] == {"x": None}
 
 
 @pytest.mark.parametrize(
@@ -202,7 +220,9 @@ def version(request: pytest.FixtureRequest) -> Version:
     return result
 
 
-@pytest.mark.parametrize(("value", "ok"), [(True, True), (1, False), ("true", False), (None, False)])
+@pytest.mark.parametrize(
+    ("value", "ok"), [(True, True), (1, False), ("true", False), (None, False)]
+)
 def test_a_boolean_takes_json_booleans_only(value: Any, ok: bool) -> None:
     option = {"configId": "c", "name": "n", "type": "boolean", "currentValue": value}
     if ok:

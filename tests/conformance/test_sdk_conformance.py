@@ -46,6 +46,8 @@ DOCUMENTED = {
     "string format (uri, date-time) asserted by the SDK only",
     "integer beyond its format's range: refused by the bindings only",
     "malformed value read as omitted (the SDK writes the schema default)",
+    "ours accepts, SDK rejects: non-finite number Infinity",
+    "ours accepts, SDK rejects: non-finite number -Infinity",
 }
 
 
