@@ -144,10 +144,10 @@ class AcpModel(BaseModel):
         # message first. `Infinity` is left to the types, as an overflowing `1e400` is: typed
         # numbers refuse it, a free-form value (`_meta`, unknown keys) reads it as infinity.
         # (Searching every message for it would cost about a tenth of the decode time.)
-        if json_data.__class__ is bytes:
+        if json_data.__class__ is str:
+            suspect = "NaN" in json_data
+        else:  # bytes or bytearray: a memchr for "N" (78) first
             suspect = 78 in json_data and b"NaN" in json_data
-        else:
-            suspect = "NaN" in json_data  # type: ignore[operator]
         if suspect:
             problem = _nan_problem(json_data)
             if problem is not None:

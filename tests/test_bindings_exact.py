@@ -111,6 +111,9 @@ def test_nan_is_not_json_anywhere() -> None:
         V2_METHODS.decode(message(usage()).replace('"used": 1', '"used": NaN'))
     with pytest.raises(TranscriptError):
         TranscriptStore("v2").apply(message(usage()).replace('"used": 1', '"used": NaN'))
+    for raw in (text.encode(), bytearray(text.encode())):
+        with pytest.raises(ValidationError, match="Invalid JSON"):
+            v2.UpdateSessionNotification.model_validate_json(raw)
     # Inside a string it is just text.
     ok = json.dumps({"sessionId": "s1", "update": usage(_meta={"x": "NaN"})})
     assert v2.UpdateSessionNotification.model_validate_json(ok).update.meta == {"x": "NaN"}  # type: ignore[union-attr]
