@@ -10,7 +10,6 @@ from typing import Any
 from jsonschema import FormatChecker
 from pydantic import BaseModel, ValidationError
 
-from acp_schema._runtime import loads_wire
 from acp_schema.codegen.prepass import INTEGER_FORMATS
 
 Path = tuple[str | int, ...]
@@ -170,9 +169,14 @@ def breaks_string_format(value: Any, keys: set[str]) -> bool:
     return False
 
 
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def schema_valid(validator: Any, text: str) -> bool:
+    """Whether `text` is JSON (no `NaN`/`Infinity`) that the schema accepts."""
     try:
-        value = loads_wire(text)
-    except ValueError:
+        value = json.loads(text, parse_constant=_not_json)
+    except (ValueError, RecursionError):
         return False
     return bool(validator.is_valid(value))
