@@ -330,15 +330,11 @@ class _Codec:
         return decode_error
 
 
-# What an open union adds besides the real problem: its Other variant refusing the known
-# tag, and (for dicts) the instance branch of a tagged union.
-_UNION_NOISE = frozenset({"known_tag", "is_instance_of"})
-
-
 def _summary(error: ValidationError) -> str:
     """The first problem of a validation error, with its location, and how many more."""
     problems = error.errors(include_url=False)
-    problems = [p for p in problems if p["type"] not in _UNION_NOISE] or problems
+    # An open union also reports that its Other variant refused the known tag: noise here.
+    problems = [p for p in problems if p["type"] != "known_tag"] or problems
     first = problems[0]
     # Union branch labels ("tagged-union[...]", "function-before[...]") are not wire keys.
     where = ".".join(str(p) for p in first["loc"] if "[" not in str(p)) or "(top level)"
