@@ -8,7 +8,10 @@ What the generator cannot express, the post-pass writes into the module, by synt
   type checkers, a pydantic-core tagged union for decoding (open ones fall back to
   `Other`, which refuses the known tags);
 - keys a revision removed from a definition are dropped on decode (`__acp_ignored_keys__`);
+- enums derive from the runtime's `WireEnum`;
 - constraints move onto the value member of a nullable union (`ge=0` must not see `None`);
+- every field or type alias whose type holds an `int` ends with `JsonInteger()`, so integers
+  are decoded as JSON Schema has them (bounds included);
 - every field gets a typed builder `with_<field>(value)` returning a new instance.
 """
 
@@ -131,6 +134,24 @@ def _constrain_member(
     return call.with_changes(args=kept), first.with_changes(slice=cst.Index(member))
 
 
+def _holds_int(annotation: cst.BaseExpression) -> bool:
+    return bool(m.findall(annotation, m.Name("int")))
+
+
+def _with_json_integer(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    """`T` -> `Annotated[T, JsonInteger()]`; `Annotated[T, ...]` gets it last, after the
+    `Field(...)` whose bounds it must see."""
+    marker = cst.SubscriptElement(cst.Index(cst.parse_expression("JsonInteger()")))
+    parts = _annotated_parts(annotation)
+    if parts is None:
+        return cst.Subscript(
+            cst.Name("Annotated"), [cst.SubscriptElement(cst.Index(annotation)), marker]
+        )
+    assert isinstance(annotation, cst.Subscript)
+    parts = [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in parts]
+    return annotation.with_changes(slice=[*parts, marker])
+
+
 def _bare_type(annotation: cst.BaseExpression) -> cst.BaseExpression:
     parts = _annotated_parts(annotation)
     if parts is None:
@@ -201,10 +222,15 @@ class _Finisher(cst.CSTTransformer):
     # -- imports -------------------------------------------------------------------------
     def leave_ImportFrom(
         self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
-    ) -> cst.ImportFrom:
+    ) -> cst.ImportFrom | cst.RemovalSentinel:
         module = cst.Module([]).code_for_node(updated_node.module) if updated_node.module else ""
+        if module == "enum":  # every enum derives from WireEnum instead
+            return cst.RemovalSentinel.REMOVE
         if module == "pydantic.experimental.missing_sentinel":
-            names = "MISSING, DefaultOnError, DefaultOnNull, SkipInvalidItems, TagDispatch"
+            names = (
+                "MISSING, DefaultOnError, DefaultOnNull, JsonInteger, SkipInvalidItems, "
+                "TagDispatch, WireEnum"
+            )
             statement = cst.parse_statement(f"from {RUNTIME_MODULE} import {names}")
             assert isinstance(statement, cst.SimpleStatementLine)
             node = statement.body[0]
@@ -247,6 +273,9 @@ class _Finisher(cst.CSTTransformer):
     ) -> cst.ClassDef:
         name = self.class_stack.pop()
         fields = self.fields.pop()
+        if m.matches(updated_node, m.ClassDef(bases=[m.Arg(m.Name("Enum"))])):
+            # Enums take their wire values from Python data too (see WireEnum).
+            return updated_node.with_changes(bases=[cst.Arg(cst.Name("WireEnum"))])
         # Parsing is the costly part: the rare class-level additions take one parse per
         # class, the builders none (`_builder`).
         added: list[str] = []
@@ -308,9 +337,11 @@ class _Finisher(cst.CSTTransformer):
             new_parts = [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in new_parts]
             assert isinstance(annotation, cst.Subscript)
             annotation = annotation.with_changes(slice=new_parts)
-            updated_node = updated_node.with_changes(
-                annotation=updated_node.annotation.with_changes(annotation=annotation)
-            )
+        if _holds_int(annotation):
+            annotation = _with_json_integer(annotation)
+        updated_node = updated_node.with_changes(
+            annotation=updated_node.annotation.with_changes(annotation=annotation)
+        )
         self.fields[-1].append((field_name, wire_name, annotation))
         return updated_node
 
@@ -319,13 +350,19 @@ class _Finisher(cst.CSTTransformer):
         if self.class_stack or len(updated_node.targets) != 1:
             return updated_node
         target = updated_node.targets[0].target
-        if not isinstance(target, cst.Name) or target.value not in self.plan.unions:
-            return updated_node
-        union = self.plan.unions[target.value]
         call = updated_node.value
-        if not m.matches(call, m.Call(func=m.Name("TypeAliasType"))):
+        if not isinstance(target, cst.Name) or not m.matches(
+            call, m.Call(func=m.Name("TypeAliasType"))
+        ):
             return updated_node
         assert isinstance(call, cst.Call)
+        if target.value not in self.plan.unions:
+            value = call.args[1].value
+            if not _holds_int(value):
+                return updated_node
+            args = [call.args[0], call.args[1].with_changes(value=_with_json_integer(value))]
+            return updated_node.with_changes(value=call.with_changes(args=[*args, *call.args[2:]]))
+        union = self.plan.unions[target.value]
         return updated_node.with_changes(
             value=call.with_changes(
                 args=[call.args[0], cst.Arg(self._union_type(union, call.args[1].value))]

@@ -204,6 +204,40 @@ def _normalise_definitions(schema: JSON) -> None:
     _rewrite_refs(schema, renamed)
 
 
+# The value range of each integer `format` the ACP schemas use (Rust integer types). The
+# pre-pass writes it as `minimum`/`maximum`, so the bindings check it like any bound.
+INTEGER_FORMATS: dict[str, tuple[int, int]] = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+    "uint64": (0, 2**64 - 1),
+}
+
+
+def _bound_integer_formats(schema: JSON) -> None:
+    for pointer, node in list(iter_subschemas(schema)):
+        kinds = node.get("type")
+        if "integer" not in (kinds if isinstance(kinds, list) else [kinds]) or "const" in node:
+            continue
+        # A bounded alternative of a union would become a numbered class of its own
+        # (`RequestId1`); those few (a JSON-RPC request ID) keep their format unchecked.
+        if re.search(r"/(anyOf|oneOf)/\d+$", pointer):
+            continue
+        fmt = node.get("format")
+        bounds = INTEGER_FORMATS.get(fmt) if isinstance(fmt, str) else None
+        if bounds is None:
+            continue
+        low, high = bounds
+        if not isinstance(node.get("minimum"), (int, float)) or node["minimum"] < low:
+            node["minimum"] = low
+        if not isinstance(node.get("maximum"), (int, float)) or node["maximum"] > high:
+            node["maximum"] = high
+
+
 def _params_variants(params: Any) -> list[str]:
     """The definitions an envelope's `params` may be: `anyOf: [{anyOf: [wrapped refs]}, null]`."""
     if not isinstance(params, dict):
@@ -282,6 +316,7 @@ class _Prepass:
     def run(self) -> PrepassResult:
         _drop_text_formats(self.schema)
         _drop_switched_off(self.schema)
+        _bound_integer_formats(self.schema)
         _drop_property_defaults(self.schema)
         for name in list(self.defs):
             self.dispatch_by_method(name)

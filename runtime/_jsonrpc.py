@@ -7,13 +7,14 @@ module holds the behaviour, so the generated code stays declarative.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import TypeAdapter
+
+from ._runtime import loads_wire
 
 # The side that handles a method: any string the schema's `x-side` uses. Each generated
 # `methods` module narrows it to a Literal of its own sides (`MethodTable[Side]`).
@@ -114,13 +115,19 @@ class MethodTable(Generic[SideT]):
         method: str | None = None,
         side: SideT | None = None,
     ) -> Decoded:
-        """Decode one JSON-RPC message. A response names no method: pass the request's `method`."""
-        data = json.loads(message) if isinstance(message, (str, bytes)) else message
+        """Decode one JSON-RPC message. A response names no method: pass the request's `method`.
+
+        Raises `ValueError` for anything that does not decode (a `ValidationError`, which is
+        one, for bad JSON or params) and `UnknownMethodError` for a method not in the table.
+        """
+        data = loads_wire(message) if isinstance(message, (str, bytes, bytearray)) else message
         if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
             raise ValueError("not a JSON-RPC 2.0 message object")
         ident = data.get("id")
         if "method" in data:
             name = data["method"]
+            if not isinstance(name, str):
+                raise ValueError("a JSON-RPC `method` must be a string")
             is_notification = "id" not in data
             entry = self.get(name, side=side, notification=is_notification)
             params = entry.params_adapter.validate_python(data.get("params"))

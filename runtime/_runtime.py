@@ -8,45 +8,171 @@ pydantic-core and pays no Python call on the common path.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from enum import Enum
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
 
-from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema
+from typing_extensions import Self
 
 __all__ = [
     "MISSING",
     "AcpModel",
     "DefaultOnError",
     "DefaultOnNull",
+    "JsonInteger",
     "SkipInvalidItems",
     "TagDispatch",
+    "WireEnum",
+    "loads_wire",
 ]
+
+
+def _json_error(title: str, data: Any, reason: str) -> ValidationError:
+    """A `json_invalid` ValidationError, as pydantic-core reports bad JSON itself."""
+    detail = InitErrorDetails(
+        type=PydanticCustomError("json_invalid", "Invalid JSON: {error}", {"error": reason}),
+        loc=(),
+        input=data,
+    )
+    return ValidationError.from_exception_data(title, [detail])
+
+
+def _constant(name: str) -> float:
+    """`NaN` is refused; `Infinity` reads as an overflowing number (`1e400`) would."""
+    if name == "NaN":
+        raise ValueError("NaN is not JSON")
+    return float(name)
+
+
+def loads_wire(data: str | bytes | bytearray, title: str = "JSON") -> Any:
+    """Parse JSON text as the bindings read it: no `NaN`, any depth the interpreter can
+    hold; anything else is a `json_invalid` ValidationError."""
+    try:
+        return json.loads(data, parse_constant=_constant)
+    except RecursionError:
+        raise _json_error(title, data, "nested too deeply") from None
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, NaN
+        raise _json_error(title, data, str(error)) from None
+
+
+def _nan_problem(data: str | bytes | bytearray) -> str | None:
+    """Why `data` is not JSON if it spells `NaN` outside a string, else None.
+
+    pydantic-core's parser reads that token; the wire has no such thing. Callers run this
+    only when the text holds "NaN" at all (almost never).
+    """
+    try:
+        json.loads(data, parse_constant=_constant)
+    except RecursionError:
+        return None  # too deep for `json` too: the depth check reports it
+    except ValueError as error:
+        return str(error)
+    return None
+
+
+def _too_deep(error: ValidationError) -> bool:
+    """Whether pydantic-core refused the JSON only for its nesting depth (it stops at 200)."""
+    problems = error.errors(include_url=False)
+    return (
+        len(problems) == 1
+        and problems[0]["type"] == "json_invalid"
+        and "recursion limit" in problems[0]["msg"]
+    )
 
 
 class AcpModel(BaseModel):
     """Base of every generated model.
 
-    Construct with snake_case names (or the wire names); encode with the plain
-    `model_dump()` / `model_dump_json()`: wire names are used, omitted fields (`MISSING`)
-    stay omitted, `null` stays `null`, and unknown keys are kept and written back.
+    Decoding (`model_validate_json`, `model_validate`) is exact: wire names only, JSON types
+    as they are (no string to number, no boolean to integer, no number to string), finite
+    numbers, integers within their format. Construct with snake_case names (or the wire
+    names); encode with the plain `model_dump()` / `model_dump_json()`: wire names are used,
+    omitted fields (`MISSING`) stay omitted, `null` stays `null`, and unknown keys are kept
+    and written back.
     """
 
     model_config = ConfigDict(
         extra="allow",
-        validate_by_name=True,
+        strict=True,
+        allow_inf_nan=False,
+        validate_by_name=False,
         validate_by_alias=True,
         serialize_by_alias=True,
-        populate_by_name=True,
         # Validators are built on first use, not at import: most programs touch a small
         # part of the ~200 models (docs/performance.md has the figures).
         defer_build=True,
     )
 
     # Fields a schema revision removed: their wire keys are dropped on decode; their
-    # Python names are refused, so code written for the old field fails loudly.
+    # Python names are refused by the constructor, so code written for the old field
+    # fails loudly. On the wire a Python name is just an unknown key.
     __acp_ignored_keys__: ClassVar[frozenset[str]] = frozenset()
     __acp_removed_names__: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, /, **data: Any) -> None:
+        # The constructor is the Python API: snake_case names as well as wire names.
+        removed = self.__acp_removed_names__.intersection(data)
+        if removed:
+            names = ", ".join(sorted(removed))
+            raise TypeError(
+                f"{type(self).__name__} no longer has {names}: the revision moved it to the "
+                "message upsert (see `acp-schema migrate`)"
+            )
+        __tracebackhide__ = True
+        self.__pydantic_validator__.validate_python(
+            data, self_instance=self, by_alias=True, by_name=True
+        )
+
+    # Tells pydantic this is the plain constructor, not a custom one that decoding must
+    # call (it would route every decoded object through Python, with Python names).
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: Literal["allow", "ignore", "forbid"] | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        """Decode JSON text. `NaN` is not JSON and is refused, and depth is not limited to
+        pydantic-core's 200 levels (deeper input is parsed by `json` and then validated)."""
+        # `NaN` is refused here; a memchr for "N" (rare in ACP text) rules out almost every
+        # message first. `Infinity` is left to the types, as an overflowing `1e400` is: typed
+        # numbers refuse it, a free-form value (`_meta`, unknown keys) reads it as infinity.
+        # (Searching every message for it would cost about a tenth of the decode time.)
+        if json_data.__class__ is str:
+            suspect = "NaN" in json_data
+        else:  # bytes or bytearray: a memchr for "N" (78) first
+            suspect = 78 in json_data and b"NaN" in json_data
+        if suspect:
+            problem = _nan_problem(json_data)
+            if problem is not None:
+                raise _json_error(cls.__name__, json_data, problem)
+        try:
+            no_options = strict is None and extra is None and context is None
+            if no_options and by_alias is None and by_name is None:
+                return cls.__pydantic_validator__.validate_json(json_data)  # type: ignore[no-any-return]
+            return cls.__pydantic_validator__.validate_json(  # type: ignore[no-any-return]
+                json_data,
+                strict=strict,
+                extra=extra,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
+        except ValidationError as error:
+            if not _too_deep(error):
+                raise
+        options: dict[str, Any] = {"strict": strict, "extra": extra, "context": context}
+        options.update(by_alias=by_alias, by_name=by_name)
+        return cls.model_validate(loads_wire(json_data, cls.__name__), **options)
 
     @property
     def model_fields_set(self) -> set[str]:
@@ -69,15 +195,22 @@ class AcpModel(BaseModel):
         extra = self.__pydantic_extra__
         if not extra:
             return
-        removed = self.__acp_removed_names__.intersection(extra)
-        if removed:
-            names = ", ".join(sorted(removed))
-            raise TypeError(
-                f"{type(self).__name__} no longer has {names}: the revision moved it to the "
-                "message upsert (see `acp-schema migrate`)"
-            )
         for key in self.__acp_ignored_keys__.intersection(extra):
             del extra[key]
+
+
+class WireEnum(Enum):
+    """Base of the generated enums: a wire value (`"end_turn"`) is accepted in Python data
+    as in JSON. Strict mode would take only members from Python, so `model_validate` of a
+    dict would refuse what `model_validate_json` of the same JSON accepts."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        schema = handler(source)
+        # Lax enum validation matches the value only: no coercion of other JSON types.
+        return {**schema, "strict": False}
 
 
 def _unwrap_defaults(schema: core_schema.CoreSchema) -> dict[str, Any]:
@@ -171,6 +304,78 @@ class DefaultOnNull:
         return core_schema.no_info_before_validator_function(null_to_empty, inner)
 
 
+# Schemas that stand for other classes or named types: JsonInteger never edits inside them
+# (each applies its own markers), nor a node it made already.
+_OPAQUE = frozenset({"model", "dataclass", "typed-dict", "definitions", "definition-ref"})
+_INTEGER_DONE = "acp_json_integer"
+
+
+def _integer_rule(node: dict[str, Any]) -> core_schema.CoreSchema:
+    """A JSON integer: an integer token, or a number token with no fraction (`1.0`, `1e2`:
+    JSON Schema counts both as integers), within the node's bounds; never a string or a
+    boolean. The second branch, and its Python-free float-to-int step, only runs for
+    number tokens."""
+    bounds = {k: node[k] for k in ("ge", "gt", "le", "lt", "multiple_of") if k in node}
+    exact = core_schema.int_schema(strict=True, **bounds)
+    from_number = core_schema.chain_schema(
+        [
+            core_schema.float_schema(strict=True, allow_inf_nan=False),
+            core_schema.int_schema(strict=False, **bounds),
+        ]
+    )
+    return core_schema.union_schema(
+        [exact, from_number],
+        mode="left_to_right",
+        custom_error_type="json_integer",
+        custom_error_message="Input should be a JSON integer within the range of its format",
+        metadata={_INTEGER_DONE: True},
+        ref=node.get("ref"),
+    )
+
+
+def _with_json_integers(node: Any) -> Any:
+    """A copy of a core schema with every `int` node replaced by `_integer_rule`."""
+    if isinstance(node, list):
+        return [_with_json_integers(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    kind = node.get("type")
+    if kind in _OPAQUE or (node.get("metadata") or {}).get(_INTEGER_DONE):
+        return node
+    if kind == "int":
+        return _integer_rule(node)
+    return {key: _with_json_integers(value) for key, value in node.items()}
+
+
+class JsonInteger:
+    """Integers exactly as JSON Schema has them.
+
+    pydantic's strict `int` refuses `1.0`, which JSON Schema (and every JavaScript peer)
+    reads as the integer 1; its lax `int` also takes `"1"` and `true`. This marker makes
+    each `int` in the annotated type take integer tokens and integral number tokens only,
+    with the bounds (`ge`/`le`, from the schema's `minimum`/`maximum` and its integer
+    `format`) applied to both. It sits after the `Field(...)`, so the bounds are already
+    in the schema it rewrites.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        result: core_schema.CoreSchema = _with_json_integers(handler(source))
+        return result
+
+
+def _variant_classes(kind: Any) -> list[type[BaseModel]]:
+    """The model classes a union variant stands for: the class, or a nested union's members."""
+    if isinstance(kind, type):
+        return [kind] if issubclass(kind, BaseModel) else []
+    found: list[type[BaseModel]] = []
+    value = getattr(kind, "__value__", kind)  # a TypeAliasType names its union
+    for arg in get_args(value):
+        found += _variant_classes(arg)
+    return found
+
+
 class TagDispatch:
     """Decode a tagged union by its tag, in pydantic-core.
 
@@ -178,6 +383,13 @@ class TagDispatch:
     closed union rejects any other tag. An open union (`other` given) first tries the
     known tags and only then the Other variant, which refuses a known tag: an unknown
     tag keeps its whole payload, a known tag with a bad payload stays an error.
+
+    Dispatch is by the wire key alone, for JSON and dicts alike: a dict that carries the
+    tag only under its Python name has no tag. Model instances (Python construction, and
+    encoding, which picks the variant the same way) are looked up by attribute, so where
+    the wire key is not the Python name each variant class answers to the wire key with
+    its tag: `AgentMessageChunk.sessionUpdate == "agent_message_chunk"`, a class constant
+    set here, once, which costs no Python call per message.
     """
 
     def __init__(
@@ -193,16 +405,27 @@ class TagDispatch:
         self.variants = dict(variants)
         self.other = other
 
+    def _label_variants(self) -> None:
+        if self.wire_key == self.field_name:
+            return  # the tag field itself answers to the wire key
+        for tag, kind in self.variants.items():
+            for cls in _variant_classes(kind):
+                current = cls.__dict__.get(self.wire_key, tag)
+                if current != tag or self.wire_key in cls.model_fields:
+                    raise TypeError(
+                        f"{cls.__name__}.{self.wire_key} cannot name tag {tag!r}: "
+                        f"it is already {current!r}"
+                    )
+                type.__setattr__(cls, self.wire_key, tag)
+
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
+        self._label_variants()
         choices: dict[Hashable, core_schema.CoreSchema] = {
             tag: handler.generate_schema(kind) for tag, kind in self.variants.items()
         }
-        # Instances are found by attribute (serialisation picks the variant that way, so
-        # this path goes first); decoded dicts by their wire key.
-        paths: list[list[str | int]] = [[self.field_name], [self.wire_key]]
-        tagged = core_schema.tagged_union_schema(choices, discriminator=paths)
+        tagged = core_schema.tagged_union_schema(choices, discriminator=self.wire_key)
         if self.other is None:
             return tagged
         known = frozenset(self.variants)
@@ -210,7 +433,7 @@ class TagDispatch:
 
         def refuse_known(value: Any) -> Any:
             tag = value.get(wire_key) if isinstance(value, dict) else None
-            if tag in known:
+            if isinstance(tag, str) and tag in known:
                 raise PydanticCustomError(
                     "known_tag",
                     "`{key}` '{tag}' names a known variant, whose payload did not validate",

@@ -43,7 +43,14 @@ def installed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """The migration oracle's figures, when its cases ran."""
+    """The figures of the suites that print them, when they ran: the migration oracle and
+    the TypeScript SDK conformance (visible in CI logs)."""
     oracle = sys.modules.get("tests.migration_oracle")
     if oracle is not None and oracle.FIGURES:
         terminalreporter.write_line(oracle.figures_line(oracle.FIGURES))
+    from tests.conformance.report import LINES
+
+    if LINES:
+        terminalreporter.section("conformance with the TypeScript SDK")
+        for line in LINES:
+            terminalreporter.write_line(line)

@@ -27,6 +27,10 @@ JSON_VALUES = st.recursive(
     ),
     max_leaves=4,
 )
+FORMAT_EXAMPLES = {
+    "uri": ["file:///home/u/src/main.py", "https://example.com/a?b=1#c", "zed://session/7"],
+    "date-time": ["2026-01-02T03:04:05Z", "2026-12-01T17:11:00.125+02:00"],
+}
 INT_BOUNDS = {
     "uint16": (0, 2**16 - 1),
     "uint32": (0, 2**32 - 1),
@@ -46,8 +50,9 @@ def _constrains(part: Any) -> bool:
 
 
 class SchemaStrategies:
-    def __init__(self, schema: JSON) -> None:
+    def __init__(self, schema: JSON, *, good_formats: bool = False) -> None:
         self.schema = schema
+        self.good_formats = good_formats  # draw only strings that meet their `format`
         self.defs: JSON = schema["$defs"]
         self.validator = Draft202012Validator(schema)
 
@@ -124,9 +129,15 @@ class SchemaStrategies:
             )
         if kind == "string":
             low, high = node.get("minLength", 0), node.get("maxLength", 12)
-            return st.text(
+            text = st.text(
                 string.ascii_letters + string.digits + " _-/.", min_size=low, max_size=high
             )
+            # `format` is an annotation in JSON Schema: any string is valid; draw values
+            # that meet it as well, so peers that assert formats see good ones too.
+            good = FORMAT_EXAMPLES.get(node.get("format", ""))
+            if good and self.good_formats:
+                return st.sampled_from(good)
+            return st.sampled_from(good) | text if good else text
         if kind == "array":
             low = node.get("minItems", 0)
             items = self.node(node.get("items", True))

@@ -28,6 +28,8 @@ from pydantic_core import from_json
 
 from acp_schema._runtime import TagDispatch
 
+from .._runtime import AcpModel
+
 if TYPE_CHECKING:
     from acp_schema import v1, v2
 
@@ -280,8 +282,9 @@ def _role(entry: MessageEntry) -> Literal["outgoing", "incoming"] | None:
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
 
 
-class _Envelope(BaseModel, Generic[ParamsT]):
-    """A whole `session/update` message, so that one pydantic-core call decodes a line."""
+class _Envelope(AcpModel, Generic[ParamsT]):
+    """A whole `session/update` message, so that one pydantic-core call decodes a line
+    (an AcpModel: decoded exactly as the bindings are, `NaN` and depth included)."""
 
     jsonrpc: Literal["2.0"]
     method: Literal["session/update"]
@@ -329,7 +332,7 @@ class _Codec:
                 return UpdateDecodeError(TOO_DEEP)
             try:
                 data = json.loads(message)
-            except ValueError as bad_json:  # JSONDecodeError or UnicodeDecodeError
+            except (ValueError, RecursionError) as bad_json:  # also UnicodeDecodeError
                 problem = UpdateDecodeError(f"invalid JSON: {bad_json}")
                 problem.__cause__ = bad_json
                 return problem

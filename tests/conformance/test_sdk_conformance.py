@@ -1,0 +1,163 @@
+"""Side by side with the published TypeScript SDK: the same `session/update` params, drawn
+from the bundled schema and mutated, decoded by our bindings and by the SDK's zod schemas.
+
+On inputs the schema accepts, the two must agree exactly (after the normalisations in
+`compare.difference`). Every other disagreement must belong to a class that
+docs/bindings.md ("Where we differ from the TypeScript SDK") lists with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator, FormatChecker
+
+from acp_schema import v1, v2
+from acp_schema.codegen.bundled import bundled_schema
+from tests.conformance import sdk
+from tests.conformance.compare import (
+    FORMATS,
+    STRING_FORMATS,
+    breaks_string_format,
+    difference,
+    ours,
+    schema_valid,
+    string_format_keys,
+)
+from tests.conformance.inputs import NOTIFICATION, Case, cases, draw_updates
+from tests.conformance.report import LINES
+from tests.schema_strategies import SchemaStrategies
+
+# The release whose schema the bundled one matches, and the latest one.
+SDK_VERSIONS = ["2.1.0", "2.4.0"]
+PER_PROTOCOL = 1000  # drawn updates per protocol version; each also mutated once
+MODELS = {"v1": v1.SessionNotification, "v2": v2.UpdateSessionNotification}
+
+# Disagreements that are ours on purpose, by class; docs/bindings.md ("Where we differ from
+# the TypeScript SDK") gives the reason for each.
+DOCUMENTED = {
+    "unknown keys kept",
+    "large integer rounded by JavaScript",
+    "string format (uri, date-time) asserted by the SDK only",
+    "integer beyond its format's range: refused by the bindings only",
+    "malformed value read as omitted (the SDK writes the schema default)",
+    "ours accepts, SDK rejects: non-finite number Infinity",
+    "ours accepts, SDK rejects: non-finite number -Infinity",
+}
+
+
+def _structure(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _structure(v) for k, v in schema.items() if k not in ("description", "title")}
+    if isinstance(schema, list):
+        return [_structure(v) for v in schema]
+    return schema
+
+
+@cache
+def bundled(protocol: str) -> dict[str, Any]:
+    return json.loads(bundled_schema(protocol).read_text())
+
+
+@cache
+def inputs(protocol: str) -> list[Case]:
+    """Half drawn with any strings, half with every `uri`/`date-time` string well formed
+    (the SDK asserts those formats, which would otherwise mask the other mutations)."""
+    updates = []
+    for good_formats in (False, True):
+        gen = SchemaStrategies(bundled(protocol), good_formats=good_formats)
+        updates += draw_updates(gen, PER_PROTOCOL // 2, seed=13)
+    return cases(protocol, updates, seed=13)
+
+
+def validator(
+    schema: dict[str, Any], protocol: str, formats: FormatChecker | None = None
+) -> Draft202012Validator:
+    probe = {"$ref": f"#/$defs/{NOTIFICATION[protocol]}", "$defs": schema["$defs"]}
+    return Draft202012Validator(probe, format_checker=formats)
+
+
+@dataclass
+class Figures:
+    inputs: int = 0
+    valid: int = 0  # valid under the bundled schema and the SDK's (formats as annotations)
+    agreeing: int = 0
+    format_valid: int = 0  # of those, also meeting every format (string and integer)
+    format_agreeing: int = 0
+    classes: Counter[str] = field(default_factory=Counter)
+
+
+def classify(version: str, protocol: str) -> tuple[Figures, bool]:
+    """The agreement figures and disagreement classes, and whether the schemas match."""
+    package = sdk.package_dir(version)
+    theirs_schema = json.loads(sdk.schema_path(package, protocol).read_text())
+    same = _structure(theirs_schema) == _structure(bundled(protocol))
+    checks = [validator(bundled(protocol), protocol), validator(theirs_schema, protocol)]
+    format_check = validator(bundled(protocol), protocol, FORMATS)
+    string_check = validator(bundled(protocol), protocol, STRING_FORMATS)
+    format_keys = string_format_keys(bundled(protocol))
+    batch = inputs(protocol)
+    verdicts = sdk.decode(package, protocol, [case.text for case in batch])
+    figures = Figures(inputs=len(batch))
+    classes = figures.classes
+    for case, verdict in zip(batch, verdicts, strict=True):
+        is_valid = all(schema_valid(check, case.text) for check in checks)
+        formats_met = is_valid and schema_valid(format_check, case.text)
+        notes: set[str] = set()
+        accepted, mine, unknown = ours(MODELS[protocol], case.text)
+        if accepted != verdict["ok"]:
+            side = "ours accepts, SDK rejects" if accepted else "ours rejects, SDK accepts"
+            label = f"{side}: {case.mutation}"
+        elif accepted and difference(mine, verdict["value"], unknown, notes, json.loads(case.text)):
+            label = f"decoded values differ: {case.mutation}"
+        else:
+            label = None
+        figures.valid += is_valid
+        figures.agreeing += is_valid and label is None
+        figures.format_valid += formats_met
+        figures.format_agreeing += formats_met and label is None
+        if label is not None:
+            if breaks_string_format(json.loads(case.text), format_keys) or (
+                is_valid and not schema_valid(string_check, case.text)
+            ):
+                label = "string format (uri, date-time) asserted by the SDK only"
+            elif is_valid and not formats_met:
+                label = "integer beyond its format's range: refused by the bindings only"
+            elif not same and not is_valid and label not in DOCUMENTED:
+                label = f"{label} (schemas differ)"
+            classes[label] += 1
+        classes.update(notes)
+    return figures, same
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} = {100.0 * part / whole if whole else 100.0:.1f}%"
+
+
+@pytest.mark.parametrize("protocol", ["v1", "v2"])
+@pytest.mark.parametrize("version", SDK_VERSIONS)
+def test_decoding_agrees_with_the_typescript_sdk(version: str, protocol: str) -> None:
+    try:
+        figures, same = classify(version, protocol)
+    except sdk.Unavailable as why:
+        pytest.skip(str(why))
+    schema_note = "same schema as bundled" if same else "schema differs from bundled"
+    LINES.append(
+        f"SDK {version} {protocol} ({schema_note}): {figures.inputs} inputs; agreement on "
+        f"schema-valid {_share(figures.agreeing, figures.valid)}; on schema-valid with the "
+        f"formats met {_share(figures.format_agreeing, figures.format_valid)}"
+    )
+    LINES.extend(f"    {n:5d}  {label}" for label, n in sorted(figures.classes.items()))
+    # Inputs both schemas accept, formats met, decode alike, whichever release; where the
+    # release's schema differs from the bundled one, inputs only one of them accepts may
+    # decode differently ("(schemas differ)": schema drift, not a decoding difference).
+    assert figures.format_agreeing == figures.format_valid, figures.classes
+    unexplained = {c for c in figures.classes if c not in DOCUMENTED}
+    if not same:
+        unexplained = {c for c in unexplained if not c.endswith("(schemas differ)")}
+    assert not unexplained, unexplained
