@@ -482,7 +482,7 @@ def nested(depth: int) -> Any:
     return value
 
 
-@pytest.mark.parametrize("depth", [300, 5_000, 100_000])
+@pytest.mark.parametrize("depth", [5_000, 100_000])
 def test_deep_nesting_is_a_decode_error_never_a_recursion_error(
     store: TranscriptStore, depth: int
 ) -> None:
@@ -490,16 +490,17 @@ def test_deep_nesting_is_a_decode_error_never_a_recursion_error(
         '"x": 0', '"x": ' + "[" * depth + "]" * depth
     )
     for form in (line, line.encode()):
-        with pytest.raises(UpdateDecodeError, match="nested more than 200 levels deep"):
+        with pytest.raises(UpdateDecodeError, match="nested too deeply to decode"):
             store.apply(form)
-        with pytest.raises(UpdateDecodeError, match="nested more than 200 levels deep"):
+        with pytest.raises(UpdateDecodeError, match="nested too deeply to decode"):
             store.apply_skimming(form)
     assert len(store) == 0
 
 
-def test_nesting_within_the_limit_is_kept(store: TranscriptStore) -> None:
-    # The message itself takes 5 levels (message, params, update, _meta, its key's list).
-    depth = 200 - 5
+@pytest.mark.parametrize("depth", [195, 300])
+def test_nesting_the_bindings_decode_is_kept(store: TranscriptStore, depth: int) -> None:
+    # Deeper than pydantic-core's own parser (200 levels, the message's 5 included) too: the
+    # bindings decode any depth the interpreter holds, as the TypeScript SDK does.
     line = json.dumps(note("A", upsert("m", _meta={"x": nested(depth)})))
     entry = store.apply(line)
     assert entry is not None and entry.meta == {"x": nested(depth)}

@@ -59,8 +59,9 @@ METHOD = "session/update"
 NOT_A_REQUEST = f"{METHOD} is a notification, but this message has an `id`"
 # Deepest JSON nesting a line may have, counting the message's own levels: the limit of
 # pydantic's JSON parser, applied to every line so that no input reaches Python's.
-MAX_JSON_DEPTH = 200
-TOO_DEEP = f"invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep"
+# The bindings decode any depth the interpreter can hold (deeper than pydantic-core's own
+# parser goes); deeper input is refused with this message.
+TOO_DEEP = "invalid JSON: nested too deeply to decode"
 _OUR_KINDS = ("session_message", "session_message_chunk")
 
 
@@ -328,11 +329,13 @@ class _Codec:
         if isinstance(message, dict):
             data: Any = message
         else:
-            if any(p["type"] == "json_invalid" and "recursion" in p["msg"] for p in error.errors()):
+            if any(_too_deep(p) for p in error.errors(include_url=False)):
                 return UpdateDecodeError(TOO_DEEP)
             try:
                 data = json.loads(message)
-            except (ValueError, RecursionError) as bad_json:  # also UnicodeDecodeError
+            except RecursionError:
+                return UpdateDecodeError(TOO_DEEP)
+            except ValueError as bad_json:  # also UnicodeDecodeError
                 problem = UpdateDecodeError(f"invalid JSON: {bad_json}")
                 problem.__cause__ = bad_json
                 return problem
@@ -348,6 +351,12 @@ class _Codec:
         decode_error = UpdateDecodeError(f"{METHOD} does not decode: {_summary(error)}")
         decode_error.__cause__ = error
         return decode_error
+
+
+def _too_deep(problem: Any) -> bool:
+    """Whether a decode problem is JSON nested deeper than the decoder can go."""
+    message = problem["msg"]
+    return problem["type"] == "json_invalid" and ("recursion" in message or "too deep" in message)
 
 
 def envelope_problem(data: Any) -> TranscriptError | None:
