@@ -319,6 +319,9 @@ class _Finisher(cst.CSTTransformer):
         annotation = updated_node.annotation.annotation
         parts = _annotated_parts(annotation)
         wire_name = field_name
+        # DefaultOnError goes last, so that it also covers the bounds of `Field(...)` and the
+        # integer check: a value breaking any of them reads as the default (minItems included).
+        last: list[cst.SubscriptElement] = []
         if parts is not None:
             new_parts: list[cst.SubscriptElement] = [parts[0]]
             for part in parts[1:]:
@@ -330,7 +333,9 @@ class _Finisher(cst.CSTTransformer):
                     for arg in call.args:
                         if arg.keyword is not None and arg.keyword.value == "alias":
                             wire_name = _string_value(arg.value) or wire_name
-                    new_parts.extend(_marker(mk, updated_node.value is None) for mk in markers)
+                    for mk in markers:
+                        marker = _marker(mk, updated_node.value is None)
+                        (last if mk == "DefaultOnError" else new_parts).append(marker)
                     new_parts.append(part.with_changes(slice=cst.Index(call)))
                 else:
                     new_parts.append(part)
@@ -339,6 +344,10 @@ class _Finisher(cst.CSTTransformer):
             annotation = annotation.with_changes(slice=new_parts)
         if _holds_int(annotation):
             annotation = _with_json_integer(annotation)
+        if last:
+            assert isinstance(annotation, cst.Subscript)
+            kept = [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in annotation.slice]
+            annotation = annotation.with_changes(slice=[*kept, *last])
         updated_node = updated_node.with_changes(
             annotation=updated_node.annotation.with_changes(annotation=annotation)
         )

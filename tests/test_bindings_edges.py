@@ -192,3 +192,20 @@ def test_envelopes_decode_params_by_method() -> None:
     assert json.loads(envelope.dump_json(other)) == {"method": "_vendor/update", "params": params}
     with pytest.raises(ValidationError):
         envelope.validate_python({"method": "session/update", "params": {"sessionId": "s"}})
+
+
+def test_default_on_error_covers_the_fields_own_bounds() -> None:
+    # SessionConfigSelectGroup.options: minItems 1, skip-invalid-items, default-on-error.
+    # Every option malformed: the bad items go, the empty list breaks minItems, and
+    # default-on-error turns that into the empty value (the TypeScript SDK decodes it so too)
+    # instead of failing the group and, with it, the whole config option.
+    group = v2.SessionConfigSelectGroup.model_validate_json(
+        '{"groupId": "g", "name": "n", "options": [{"value": "v"}]}'
+    )
+    assert group.options == []
+    update = v2.ConfigOptionUpdate.model_validate_json(
+        '{"sessionUpdate": "config_option_update", "configOptions": [{"type": "select",'
+        ' "configId": "c", "name": "n", "currentValue": "v", "options":'
+        ' [{"groupId": "g", "name": "n", "options": [{"value": "v"}]}]}]}'
+    )
+    assert len(update.config_options) == 1

@@ -33,7 +33,8 @@ from tests.conformance.inputs import NOTIFICATION, Case, cases, draw_updates
 from tests.conformance.report import LINES
 from tests.schema_strategies import SchemaStrategies
 
-# The release whose schema the bundled one matches, and the latest one.
+# The release whose schema the bundled one matches (held to exact agreement), and the one
+# before it (figures only: its schema differs).
 SDK_VERSIONS = ["2.1.0", "2.4.0"]
 PER_PROTOCOL = 1000  # drawn updates per protocol version; each also mutated once
 MODELS = {"v1": v1.SessionNotification, "v2": v2.UpdateSessionNotification}
