@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from .prepass import INTEGER_FORMATS as _PREPASS_INTEGER_FORMATS
+
 Compat = Literal["compatible", "breaking", "unknown"]
 Effect = Literal["same", "narrowed", "widened", "changed", "unknown"]
 
@@ -44,16 +46,10 @@ ANNOTATIONS: Mapping[str, tuple[Compat, Compat, str]] = {
 }
 
 
-# Integer formats and the values they allow (what a Rust or TypeScript decoder enforces).
+# Integer formats and the values they allow (what a Rust or TypeScript decoder enforces):
+# the pre-pass's table, plus `uint` (a Rust usize), which no ACP schema uses yet.
 INTEGER_FORMATS: Mapping[str, tuple[int, int]] = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-    "uint8": (0, 2**8 - 1),
-    "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1),
-    "uint64": (0, 2**64 - 1),
+    **_PREPASS_INTEGER_FORMATS,
     "uint": (0, 2**64 - 1),
 }
 

@@ -122,23 +122,30 @@ def defined_names(module: str) -> frozenset[str] | None:
             names.update(p.name for p in Path(location).iterdir() if p.is_dir())
     tree = ast.parse(Path(spec.origin).read_bytes())
     for node in tree.body:
-        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            for alias in node.names:
-                if alias.name == "*":
-                    star = _star_source(module, node, spec.submodule_search_locations)
-                    found = defined_names(star) if star else None
-                    if found is None:  # cannot tell what the star brings: accept anything
-                        return None
-                    names.update(found)
-                else:
-                    names.add((alias.asname or alias.name).split(".")[0])
+        for name in statement_names(node):
+            if name != "*":
+                names.add(name)
+                continue
+            assert isinstance(node, ast.Import | ast.ImportFrom)
+            star = _star_source(module, node, spec.submodule_search_locations)
+            found = defined_names(star) if star else None
+            if found is None:  # cannot tell what the star brings: accept anything
+                return None
+            names.update(found)
     return frozenset(names)
+
+
+def statement_names(node: ast.stmt) -> list[str]:
+    """The names a top-level statement binds; `*` for a star import (callers resolve it)."""
+    if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    return []
 
 
 def _star_source(

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bindings import CHUNK_CLASS, CHUNK_TAG, IDENTITY_FIELDS, MESSAGE_CLASS
+from .bindings import CHUNK_CLASS, CHUNK_TAG, IDENTITY_FIELDS, MESSAGE_CLASS, statement_names
 from .files import module_name
 
 IDENTITY_NAMES = frozenset({*IDENTITY_FIELDS, *IDENTITY_FIELDS.values()})
@@ -317,14 +317,4 @@ def _names_with_stars(
 
 
 def _top_level_names(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return names
+    return {name for node in tree.body for name in statement_names(node)}
