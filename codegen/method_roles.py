@@ -47,10 +47,6 @@ class MethodRoles:
     # (pointer, message, is_error) for what the reader could not place.
     findings: list[tuple[str, str, bool]] = field(default_factory=list)
 
-    @property
-    def sides(self) -> list[str]:
-        return sorted({e.side for e in self.entries})
-
 
 def definitions(doc: dict[str, Any]) -> Iterator[tuple[str, str, Any]]:
     """(container key, name, schema) of every root-level definition."""
