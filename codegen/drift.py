@@ -34,6 +34,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE
+
 from . import bundled
 from .bundled import SCHEMA_FILE, VERSIONS
 from .package_files import (
@@ -50,10 +52,6 @@ if TYPE_CHECKING:
 
 MAX_DIFF_LINES = 40  # per file, for --full
 _SHORT_DIGEST = 12
-
-EXIT_IN_SYNC = 0
-EXIT_DRIFT = 1
-EXIT_UNUSABLE = 2
 
 
 def installed_generator() -> str | None:
@@ -294,7 +292,7 @@ def exit_code(reports: Iterable[TargetReport]) -> int:
     reports = list(reports)
     if any(r.unusable for r in reports):
         return EXIT_UNUSABLE
-    return EXIT_DRIFT if any(r.findings for r in reports) else EXIT_IN_SYNC
+    return EXIT_PROBLEMS if any(r.findings for r in reports) else EXIT_OK
 
 
 def report_lines(reports: Sequence[TargetReport], *, bundled: bool) -> list[str]:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_schema.cli_common import EXIT_UNUSABLE
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE
 
 from .bundled import VERSIONS
 
@@ -166,8 +166,8 @@ def _diff(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE
     sys.stdout.write(render_report(report, args.format))
     if args.fail_on is not None and FAIL_ON[args.fail_on](report):
-        return 1
-    return 0
+        return EXIT_PROBLEMS
+    return EXIT_OK
 
 
 def _usage(command: str, message: str) -> int:
