@@ -8,7 +8,7 @@ output directory is inspected:
   `acp-schema generate` writes, are the one exception;
 * it must be a directory, or not exist yet;
 * every entry already in it must be a file an earlier `generate` wrote (a Python file
-  carrying the generator header that `drift.parse_header` reads, or an empty `py.typed`),
+  carrying the generator header that `package_files.parse_header` reads, or an empty `py.typed`),
   or what Python leaves beside sources (`__pycache__`, `*.pyc`). Anything else is refused:
   nothing is deleted or overwritten that generate cannot show it wrote.
 

@@ -57,8 +57,6 @@ LinkState = Literal["linked", "pending", "conflict", "none"]
 
 METHOD = "session/update"
 NOT_A_REQUEST = f"{METHOD} is a notification, but this message has an `id`"
-# Deepest JSON nesting a line may have, counting the message's own levels: the limit of
-# pydantic's JSON parser, applied to every line so that no input reaches Python's.
 # The bindings decode any depth the interpreter can hold (deeper than pydantic-core's own
 # parser goes); deeper input is refused with this message.
 TOO_DEEP = "invalid JSON: nested too deeply to decode"
@@ -486,7 +484,8 @@ class TranscriptStore:
         """
         if (_TAG_BYTES in line) if isinstance(line, bytes) else (_TAG_TEXT in line):
             return self.apply(line)  # perhaps ours: decode in full, straight from the text
-        try:  # pydantic's parser: twice as fast as json.loads, and the same depth limit
+        try:  # pydantic's parser: twice as fast as json.loads; what it refuses (bad JSON,
+            # or nested past its 200 levels) is left to `apply`
             data = from_json(line, cache_strings=False)
         except ValueError:
             return self.apply(line)  # says what is wrong with it
