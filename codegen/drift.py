@@ -44,6 +44,7 @@ from .package_files import (
     HEADERED_FILES,
     IGNORED_NAMES,
     IGNORED_SUFFIXES,
+    body_sha256,
     parse_header,
 )
 
@@ -187,8 +188,7 @@ def _fast_findings(target: Target, digest: str, generator: str) -> list[Finding]
         if header is None:
             out.append(Finding(path, "has no generator header (edited by hand?)"))
             continue
-        body = text.split("\n", 4)[4] if text.count("\n") >= 4 else ""
-        if hashlib.sha256(body.encode("utf-8")).hexdigest() != header.content_sha256:
+        if body_sha256(text) != header.content_sha256:
             out.append(Finding(path, "edited by hand: the text no longer matches its header"))
         if header.schema_sha256 != digest:
             out.append(
