@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 from .prepass import INTEGER_FORMATS as _PREPASS_INTEGER_FORMATS
+from .schema_walk import DECODING_KEYWORDS as _DECODING_KEYWORDS
 
 Compat = Literal["compatible", "breaking", "unknown"]
 Effect = Literal["same", "narrowed", "widened", "changed", "unknown"]
@@ -23,9 +24,7 @@ UNKNOWN: Compat = "unknown"  # no rule applies: review by hand
 DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
 SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
 # Keywords that only change how malformed values decode; a valid message reads the same.
-DECODING_KEYWORDS = frozenset(
-    {DEFAULT_ON_ERROR, SKIP_INVALID_ITEMS, "x-deserialize-default-on-null"}
-)
+DECODING_KEYWORDS = frozenset(_DECODING_KEYWORDS)
 DOCS_KEYWORDS = frozenset({"x-docs-ignore"})
 
 # Keywords that constrain no value for these bindings: (wire verdict, API verdict, note).

@@ -35,6 +35,7 @@ from .schema_check import (
     meta_schema_problems,
     parse_schema_file,
 )
+from .schema_walk import DECODING_KEYWORDS
 
 # Wire keys that the revision removed from a definition. Decoders ignore them and never
 # write them back (spec: a chunk that still sends participant IDs is accepted, those keys
@@ -62,9 +63,7 @@ CODEGEN_FLAGS = (
     "--formatters=ruff-format",
     f"--base-class={RUNTIME_MODULE}.AcpModel",
     "--field-extra-keys",
-    "x-deserialize-default-on-error",
-    "x-deserialize-skip-invalid-items",
-    "x-deserialize-default-on-null",
+    *DECODING_KEYWORDS,
 )
 
 

@@ -37,7 +37,7 @@ from datamodel_code_generator.util import camel_to_snake
 
 from .class_names import class_name, pascal
 from .method_roles import DEFINITION_KEYS, ref_target
-from .schema_walk import iter_subschemas
+from .schema_walk import DECODING_KEYWORDS, iter_subschemas
 
 JSON = dict[str, Any]
 
@@ -154,17 +154,9 @@ def _drop_text_formats(schema: JSON) -> None:
             del node["format"]
 
 
-# Decoding keywords the post-pass turns into markers; `false` means off, as if absent.
-_DECODING_KEYWORDS = (
-    "x-deserialize-default-on-error",
-    "x-deserialize-skip-invalid-items",
-    "x-deserialize-default-on-null",
-)
-
-
 def _drop_switched_off(schema: JSON) -> None:
     for _, node in list(iter_subschemas(schema)):
-        for key in _DECODING_KEYWORDS:
+        for key in DECODING_KEYWORDS:  # `false` means off, as if absent
             if node.get(key) is False:
                 del node[key]
 

@@ -45,6 +45,7 @@ from acp_schema._json_nesting import too_deep
 from .class_names import colliding
 from .method_roles import definitions, read_method_roles
 from .schema_walk import (
+    DECODING_KEYWORDS,
     SUBSCHEMA_KEYWORDS,
     SUBSCHEMA_LIST_KEYWORDS,
     SUBSCHEMA_MAP_KEYWORDS,
@@ -80,9 +81,7 @@ def _is_bool(value: object) -> bool:
 # Extension keywords the generator reads: a predicate on the value and how to describe what
 # it wants. A bad value here would give wrong bindings, so it is an error.
 X_KEYWORDS: dict[str, tuple[Callable[[object], bool], str]] = {
-    "x-deserialize-default-on-error": (_is_bool, "a boolean (true: on, false: off)"),
-    "x-deserialize-skip-invalid-items": (_is_bool, "a boolean (true: on, false: off)"),
-    "x-deserialize-default-on-null": (_is_bool, "a boolean (true: on, false: off)"),
+    **dict.fromkeys(DECODING_KEYWORDS, (_is_bool, "a boolean (true: on, false: off)")),
     "x-method": (_is_name, "a non-empty string"),
     "x-side": (_is_name, "a non-empty string"),
 }

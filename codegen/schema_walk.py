@@ -1,4 +1,5 @@
-"""Walking a JSON Schema document: which keywords hold subschemas, and RFC 6901 pointers.
+"""Walking a JSON Schema document: which keywords hold subschemas, and RFC 6901 pointers;
+also the names of the `x-deserialize-*` keywords, which every stage reads.
 
 Shared by the checks, the pre-pass and the method-table reader (kept apart from
 `schema_check` so that those can be imported by it without a cycle).
@@ -30,6 +31,14 @@ SUBSCHEMA_KEYWORDS = frozenset(
     }
 )
 SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+
+# Extension keywords that change how a malformed value decodes (the post-pass turns them
+# into markers); a valid message reads the same with or without them.
+DECODING_KEYWORDS = (
+    "x-deserialize-default-on-error",
+    "x-deserialize-skip-invalid-items",
+    "x-deserialize-default-on-null",
+)
 
 
 def escape(token: str) -> str:
