@@ -15,6 +15,7 @@ from typing import Any
 
 from .schema_check import iter_subschemas
 from .schema_views import is_null_schema, join_location, keyed_members
+from .schema_walk import unescape
 
 _DEFS_REF = "#/$defs/"
 
@@ -92,7 +93,7 @@ class _Homes:
 
 
 def _tokens(pointer: str) -> list[str]:
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    return [unescape(t) for t in pointer.split("/")[1:]]
 
 
 def _place(node: Any, tokens: list[str]) -> str:

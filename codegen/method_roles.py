@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import unquote
 
-from .schema_walk import iter_subschemas
+from .schema_walk import escape, iter_subschemas, unescape
 
 DEFINITION_KEYS = ("$defs", "definitions")
 _MAX_DEPTH = 16
@@ -67,7 +67,7 @@ def ref_target(ref: object) -> tuple[str, str] | None:
             token = unquote(ref[len(prefix) :])
             if "/" in token:
                 return None  # points inside a definition
-            return key, token.replace("~1", "/").replace("~0", "~")
+            return key, unescape(token)
     return None
 
 
@@ -153,7 +153,7 @@ class _Reader:
         for (key, name), _ in sorted(self.defs.items()):
             if self.method_of((key, name)) is not None and (key, name) not in placed:
                 out.findings.append(
-                    (f"/{key}/{name.replace('~', '~0').replace('/', '~1')}",
+                    (f"/{key}/{escape(name)}",
                      "has x-method, but no request, notification or response envelope "
                      "refers to it: it is left out of the method table", False)
                 )  # fmt: skip

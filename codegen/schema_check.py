@@ -51,6 +51,7 @@ from .schema_walk import (
     SUBSCHEMA_MAP_KEYWORDS,
     escape,
     iter_subschemas,
+    unescape,
 )
 
 # Re-exported: other modules import the walking helpers from here.
@@ -437,7 +438,7 @@ def _resolve_pointer(doc: object, pointer: str) -> object:
     for raw in pointer.split("/")[1:]:
         if re.search(r"~(?![01])", raw):
             raise _Unresolvable(f"{raw!r} has an invalid escape (only ~0 and ~1 are allowed)")
-        token = raw.replace("~1", "/").replace("~0", "~")
+        token = unescape(raw)
         if isinstance(node, dict):
             if token not in node:
                 raise _Unresolvable(f"there is no {token!r} in #{seen}")

@@ -46,6 +46,11 @@ def escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+def unescape(token: str) -> str:
+    """The text of one RFC 6901 reference token (`~1` before `~0`, as the RFC says)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
 def iter_subschemas(schema: object, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield (pointer, schema) for every object in a schema position, root first.
 
