@@ -11,7 +11,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, usage_handler
+from acp_schema.cli_common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_UNUSABLE,
+    command_error,
+    usage_handler,
+)
 
 from .bundled import VERSIONS, bundled_schema, default_output
 from .drift_cli import register_check, register_diff
@@ -126,27 +132,26 @@ def _upstream_source(args: argparse.Namespace) -> int | None:
 
     if args.upstream is None:
         if args.stable:
-            return _generate_usage("--stable goes with --upstream")
+            return _generate_error("--stable goes with --upstream")
         return None
     if args.schema is not None:
-        return _generate_usage("give --schema or --upstream, not both")
+        return _generate_error("give --schema or --upstream, not both")
     if len(args.versions) != 1 or args.versions[0] not in VERSIONS:
-        return _generate_usage("with --upstream give one protocol version: v1 or v2")
+        return _generate_error("with --upstream give one protocol version: v1 or v2")
     if args.out is None:
-        return _generate_usage("--upstream needs --out DIR (the package directory to write)")
+        return _generate_error("--upstream needs --out DIR (the package directory to write)")
     try:
         args.schema = upstream_schema(
             args.upstream, args.versions[0], cache_dir=args.cache_dir, stable=args.stable
         )
     except UpstreamError as exc:
-        return _generate_usage(str(exc))
+        return _generate_error(str(exc))
     args.versions = []
     return None
 
 
-def _generate_usage(message: str) -> int:
-    print(f"acp-schema generate: {message}", file=sys.stderr)
-    return EXIT_UNUSABLE
+def _generate_error(message: str) -> int:
+    return command_error("generate", message)
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -159,15 +164,12 @@ def _generate(args: argparse.Namespace) -> int:
     if failed is not None:
         return failed
     if (args.schema is None) != (args.out is None):
-        print("acp-schema generate: --schema and --out go together", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _generate_error("--schema and --out go together")
     if args.schema is not None and args.versions:
-        print("acp-schema generate: give versions or --schema, not both", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _generate_error("give versions or --schema, not both")
     unknown = sorted(set(args.versions) - set(VERSIONS))
     if unknown:
-        print(f"acp-schema generate: unknown version(s) {', '.join(unknown)}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _generate_error(f"unknown version(s) {', '.join(unknown)}")
     jobs = (
         [(args.schema, args.out)]
         if args.schema is not None
@@ -179,15 +181,12 @@ def _generate(args: argparse.Namespace) -> int:
         print("\n".join(err.lines()), file=sys.stderr)
         return EXIT_UNUSABLE
     except RuntimeError as err:  # datamodel-codegen or ruff failed on what the checks passed
-        print(f"acp-schema generate: {failure_summary(err)}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _generate_error(failure_summary(err))
     except OutDirError as err:
-        print(f"acp-schema generate: {err}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _generate_error(str(err))
     except OSError as err:
         where = err.filename if err.filename is not None else "the output directory"
-        print(f"acp-schema generate: cannot write {where}: {err.strerror}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _generate_error(f"cannot write {where}: {err.strerror}")
     for (schema, out), files in zip(jobs, written, strict=True):
         print(f"{schema} -> {out} ({len(files)} files)")
     _print_warnings([schema for schema, _ in jobs])

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, command_error
 
 from .bundled import VERSIONS
 
@@ -65,16 +65,17 @@ def _check(args: argparse.Namespace) -> int:
     from . import drift
 
     if (args.schema is None) != (args.out is None):
-        return _usage("check", "--schema and --out go together")
+        return command_error("check", "--schema and --out go together")
     if args.schema is not None and (args.versions or args.generated or args.schema_dir):
-        return _usage("check", "give --schema/--out, or versions with --generated/--schema-dir")
+        message = "give --schema/--out, or versions with --generated/--schema-dir"
+        return command_error("check", message)
     unknown = [v for v in args.versions if v not in VERSIONS]
     if unknown:
-        return _usage("check", f"unknown protocol version {unknown[0]!r} (known: v1, v2)")
+        return command_error("check", f"unknown protocol version {unknown[0]!r} (known: v1, v2)")
     for flag, root in (("--generated", args.generated), ("--schema-dir", args.schema_dir)):
         # A missing root is drift (generate creates it); a file there can never be fixed so.
         if root is not None and root.exists() and not root.is_dir():
-            return _usage("check", f"{flag} {root}: not a directory")
+            return command_error("check", f"{flag} {root}: not a directory")
     if args.schema is not None:
         targets = [drift.file_target(args.schema, args.out)]
     else:
@@ -148,28 +149,22 @@ def _diff(args: argparse.Namespace) -> int:
     try:
         if args.upstream is not None:
             if len(args.schemas) != 1 or args.schemas[0] not in VERSIONS:
-                return _usage("diff", "with --upstream give one protocol version: v1 or v2")
+                return command_error("diff", "with --upstream give one protocol version: v1 or v2")
             version = args.schemas[0]
             old = resolve_input(version)
             fetched = upstream_schema(args.upstream, version, cache_dir=args.cache_dir)
             new = SchemaInput(f"@agentclientprotocol/sdk {args.upstream} {version}", fetched)
         else:
             if len(args.schemas) != 2:
-                return _usage("diff", "give two schemas: OLD NEW")
+                return command_error("diff", "give two schemas: OLD NEW")
             old, new = (resolve_input(s) for s in args.schemas)
         report = diff_files(old, new, descriptions=args.descriptions)
     except SchemaError as err:
         print("\n".join(err.lines()), file=sys.stderr)
         return EXIT_UNUSABLE
     except (UpstreamError, ValueError) as exc:
-        print(f"acp-schema diff: {exc}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return command_error("diff", str(exc))
     sys.stdout.write(render_report(report, args.format))
     if args.fail_on is not None and FAIL_ON[args.fail_on](report):
         return EXIT_PROBLEMS
     return EXIT_OK
-
-
-def _usage(command: str, message: str) -> int:
-    print(f"acp-schema {command}: {message}", file=sys.stderr)
-    return EXIT_UNUSABLE

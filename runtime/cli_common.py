@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     Subparsers: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
+def command_error(command: str, message: str) -> int:
+    """Say on stderr why `acp-schema COMMAND` cannot run; return the exit code for it."""
+    print(f"acp-schema {command}: {message}", file=sys.stderr)
+    return EXIT_UNUSABLE
+
+
 def usage_handler(parser: argparse.ArgumentParser) -> Handler:
     """Handler for a command group invoked without a command: usage, exit 2."""
 
