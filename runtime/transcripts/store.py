@@ -26,9 +26,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, 
 from pydantic import MISSING, BaseModel, ValidationError
 from pydantic_core import from_json
 
-from acp_schema._runtime import TagDispatch
-
-from .._runtime import AcpModel
+from .._runtime import AcpModel, TagDispatch
 
 if TYPE_CHECKING:
     from acp_schema import v1, v2
