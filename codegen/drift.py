@@ -42,9 +42,8 @@ from .package_files import (
     GENERATED_FILES,
     GENERATOR,
     HEADERED_FILES,
-    IGNORED_NAMES,
-    IGNORED_SUFFIXES,
     body_sha256,
+    left_by_python,
     parse_header,
 )
 
@@ -220,9 +219,7 @@ def _strays(out_dir: Path) -> list[Path]:
     return sorted(
         entry
         for entry in out_dir.iterdir()
-        if entry.name not in GENERATED_FILES
-        and entry.name not in IGNORED_NAMES
-        and not entry.name.endswith(IGNORED_SUFFIXES)
+        if entry.name not in GENERATED_FILES and not left_by_python(entry.name)
     )
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from acp_schema.cli_common import interrupts_deferred
 
 from . import bundled
-from .package_files import IGNORED_NAMES, IGNORED_SUFFIXES, parse_header
+from .package_files import left_by_python, parse_header
 
 # The packages of the installed distribution (pyproject's [tool.setuptools] packages; a
 # test keeps the two in step). An editable install maps them from separate folders.
@@ -108,10 +108,6 @@ def _written_by_generate(entry: Path) -> bool:
     return parse_header(start) is not None
 
 
-def _left_by_python(name: str) -> bool:
-    return name in IGNORED_NAMES or name.endswith(IGNORED_SUFFIXES)
-
-
 def inspect_out_dir(out: Path, writes: Iterable[str]) -> OutDir:
     """The output directory `out`, checked as the module docstring says; OutDirError if
     generate must not write there. OSError if it cannot be read."""
@@ -128,7 +124,7 @@ def inspect_out_dir(out: Path, writes: Iterable[str]) -> OutDir:
     stale: list[str] = []
     foreign: list[str] = []
     for entry in sorted(path.iterdir()):
-        if _left_by_python(entry.name):
+        if left_by_python(entry.name):
             continue
         if not _written_by_generate(entry):
             foreign.append(entry.name)
