@@ -224,7 +224,7 @@ def _walkable(doc: object) -> list[Problem]:
             continue
         if not isinstance(ref, str):
             problems.append(Problem(pointer, f"$ref must be a string, got {ref!r}"))
-        elif ref.startswith(("#/$defs/", "#/definitions/")) and ref not in names:
+        elif is_local_ref(ref) and ref not in names:
             problems.append(Problem(pointer, f"$ref {ref!r} does not resolve"))
     return sorted(set(problems))
 
