@@ -18,7 +18,13 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, usage_handler
+from acp_schema.cli_common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_UNUSABLE,
+    command_error,
+    usage_handler,
+)
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
@@ -110,8 +116,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _unreadable(path: Path, error: OSError) -> int:
-    print(f"acp-schema transcript show: cannot read {path}: {error.strerror}", file=sys.stderr)
-    return EXIT_UNUSABLE
+    return command_error("transcript show", f"cannot read {path}: {error.strerror}")
 
 
 class Progress:
