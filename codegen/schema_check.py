@@ -13,7 +13,7 @@ Checks, in addition to JSON well-formedness:
   method twice; an ``x-`` keyword or value it does not know is a *warning*: carried
   through, never a refusal (see ``Problem.warning``);
 * definitions sit in ``$defs`` or in a root ``definitions`` (not both with one name), and
-  each definition name gives a class name of its own (see ``prepass.class_names``);
+  each definition name gives a class name of its own (see ``class_names``);
 * tagged unions (``anyOf``/``oneOf`` of objects carrying a ``const`` string tag) have
   distinct tags, and a ``discriminator.propertyName`` is defined and required by every
   variant;
