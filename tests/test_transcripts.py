@@ -566,6 +566,23 @@ def test_skimming_reports_what_apply_reports(store: TranscriptStore, line: str) 
     assert not store.is_loaded("A")
 
 
+def test_skimming_refuses_nan_as_apply_does(store: TranscriptStore) -> None:
+    """`NaN` is not JSON, whichever update kind carries it; `Infinity` in a free-form
+    `_meta` decodes (docs/bindings.md), so a skimmed update with it is still skipped."""
+    plan = {"sessionUpdate": "plan", "entries": [], "_meta": {"x": 1.5}}
+    line = json.dumps(note("A", plan))
+    with pytest.raises(UpdateDecodeError) as applied:
+        store.apply(line.replace("1.5", "NaN"))
+    for form in (line.replace("1.5", "NaN"), line.replace("1.5", "NaN").encode()):
+        with pytest.raises(UpdateDecodeError) as skimmed:
+            store.apply_skimming(form)
+        assert str(skimmed.value) == str(applied.value)
+    assert "NaN is not JSON" in str(applied.value)
+    assert not store.is_loaded("A")
+    assert store.apply_skimming(line.replace("1.5", "Infinity")) is None
+    assert store.is_loaded("A")
+
+
 def test_skimming_v1_still_refuses_unknown_update_kinds() -> None:
     """v1's update union is closed: an unknown kind is an error there, skimmed or not."""
     line = json.dumps(note("A", {"sessionUpdate": "_vendor_thing"}))

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, 
 from pydantic import MISSING, BaseModel, ValidationError
 from pydantic_core import from_json
 
-from .._runtime import AcpModel, TagDispatch
+from .._runtime import AcpModel, TagDispatch, _nan_problem
 
 if TYPE_CHECKING:
     from acp_schema import v1, v2
@@ -355,6 +355,12 @@ def _too_deep(problem: Any) -> bool:
     return problem["type"] == "json_invalid" and ("recursion" in message or "too deep" in message)
 
 
+def _spells_nan(line: str | bytes) -> bool:
+    """Whether a line holds the token `NaN` outside its strings (searched for first)."""
+    suspect = (b"NaN" in line) if isinstance(line, bytes) else ("NaN" in line)
+    return suspect and _nan_problem(line) is not None
+
+
 def envelope_problem(data: Any) -> TranscriptError | None:
     """Why decoded JSON is not a `session/update` notification at all, if it is not."""
     if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
@@ -478,7 +484,7 @@ class TranscriptStore:
         a string `sessionId`, an object `update` with a string tag the version knows; v1's
         update union is closed, so an unknown tag there still decodes, and fails, in full).
         Everything else, including a session message whose tag is written with JSON
-        escapes, goes through `apply`, with the same errors.
+        escapes and a line that spells `NaN`, goes through `apply`, with the same errors.
         """
         if (_TAG_BYTES in line) if isinstance(line, bytes) else (_TAG_TEXT in line):
             return self.apply(line)  # perhaps ours: decode in full, straight from the text
@@ -500,6 +506,8 @@ class TranscriptStore:
                 if session_id.__class__ is str and kind.__class__ is str and kind not in _OUR_KINDS:
                     closed = self._codec.closed_kinds
                     if closed is None or kind in closed:
+                        if _spells_nan(line):  # pydantic's parser reads it; JSON has none
+                            return self.apply(line)  # says so
                         self._seen.add(session_id)
                         return None
         not_ours = envelope_problem(data)
