@@ -18,7 +18,6 @@ from ._runtime import loads_wire
 
 # The side that handles a method: any string the schema's `x-side` uses. Each generated
 # `methods` module narrows it to a Literal of its own sides (`MethodTable[Side]`).
-Side = str
 SideT = TypeVar("SideT", bound=str)
 Kind = Literal["request", "notification", "response", "error"]
 
