@@ -16,6 +16,7 @@ from acp_schema.cli_common import (
     EXIT_PROBLEMS,
     EXIT_UNUSABLE,
     command_error,
+    os_reason,
     usage_handler,
 )
 
@@ -186,7 +187,7 @@ def _generate(args: argparse.Namespace) -> int:
         return _generate_error(str(err))
     except OSError as err:
         where = err.filename if err.filename is not None else "the output directory"
-        return _generate_error(f"cannot write {where}: {err.strerror}")
+        return _generate_error(f"cannot write {where}: {os_reason(err)}")
     for (schema, out), files in zip(jobs, written, strict=True):
         print(f"{schema} -> {out} ({len(files)} files)")
     _print_warnings([schema for schema, _ in jobs])

@@ -34,7 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, os_reason
 
 from . import bundled
 from .bundled import SCHEMA_FILE, VERSIONS
@@ -133,7 +133,7 @@ def check_target(target: Target, *, full: bool = False, generator: str | None) -
     try:
         raw = target.schema.read_bytes()
     except OSError as exc:
-        report.unusable.append(f"{_shown(target.schema)}: cannot read the schema: {_why(exc)}")
+        report.unusable.append(f"{_shown(target.schema)}: cannot read the schema: {os_reason(exc)}")
         return report
     blocking = next((p for p in (target.out, *target.out.parents) if p.exists()), None)
     if blocking is not None and not blocking.is_dir():
@@ -181,7 +181,7 @@ def _fast_findings(target: Target, digest: str, generator: str) -> list[Finding]
         try:
             text = path.read_bytes().decode("utf-8", errors="replace")
         except OSError as exc:
-            out.append(Finding(path, f"cannot read: {_why(exc)}"))
+            out.append(Finding(path, f"cannot read: {os_reason(exc)}"))
             continue
         header = parse_header(text)
         if header is None:
@@ -244,7 +244,7 @@ def _full_findings(target: Target, report: TargetReport) -> None:
             current = path.read_bytes()
         except OSError as exc:
             if path not in known:
-                report.findings.append(Finding(path, f"cannot read: {_why(exc)}"))
+                report.findings.append(Finding(path, f"cannot read: {os_reason(exc)}"))
             continue
         fresh = item.text.encode("utf-8")
         if current == fresh:
@@ -331,7 +331,3 @@ def _shown(path: Path) -> str:
     except (OSError, ValueError):
         pass
     return str(path)
-
-
-def _why(exc: OSError) -> str:
-    return exc.strerror or str(exc)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from importlib import util
 from pathlib import Path
 
-from acp_schema.cli_common import interrupts_deferred
+from acp_schema.cli_common import interrupts_deferred, os_reason
 
 from . import bundled
 from .package_files import left_by_python, parse_header
@@ -164,7 +164,7 @@ def write_out_dirs(jobs: Sequence[tuple[Sequence[tuple[str, str]], Path]]) -> li
                 _swap_in(target, staging)
     except OSError as exc:  # the temporary names mean nothing to the user: name the target
         assert target is not None
-        raise OutDirError(f"cannot write {target.path}: {exc.strerror or exc}") from None
+        raise OutDirError(f"cannot write {target.path}: {os_reason(exc)}") from None
     finally:
         for staging in staged:
             shutil.rmtree(staging, ignore_errors=True)  # only what was staged above

@@ -41,6 +41,7 @@ from urllib.parse import unquote
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
 from acp_schema._json_nesting import too_deep
+from acp_schema.cli_common import os_reason
 
 from .class_names import colliding
 from .method_roles import definitions, read_method_roles
@@ -238,7 +239,7 @@ def parse_schema_file(path: str | os.PathLike[str]) -> tuple[object, list[Proble
             path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
         ) from None
     except OSError as exc:
-        reason = exc.strerror or str(exc)
+        reason = os_reason(exc)
         raise SchemaError(
             path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
         ) from None

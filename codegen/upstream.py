@@ -33,6 +33,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from acp_schema.cli_common import os_reason
+
 PACKAGE = "@agentclientprotocol/sdk"
 PROTOCOLS = ("v1", "v2")
 SCHEMA_FILE = "schema.unstable.json"
@@ -146,12 +148,8 @@ def fetch(version: str, root: Path) -> list[Path]:
             _store(root / "upstream" / version / "source.json", source)
         except (OSError, tarfile.TarError) as exc:
             where = getattr(exc, "filename", None) or root
-            raise UpstreamError(f"cannot cache {spec} in {where}: {_why(exc)}") from None
+            raise UpstreamError(f"cannot cache {spec} in {where}: {os_reason(exc)}") from None
     return written
-
-
-def _why(exc: Exception) -> str:
-    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 def _npm_pack(npm: str, spec: str, tmp: Path) -> tuple[Path, bytes]:
@@ -167,7 +165,7 @@ def _npm_pack(npm: str, spec: str, tmp: Path) -> tuple[Path, bytes]:
     except subprocess.TimeoutExpired:
         raise UpstreamError(f"`npm pack {spec}` took over {NPM_TIMEOUT_S} s; {advice}") from None
     except OSError as exc:
-        raise UpstreamError(f"cannot run {npm}: {exc.strerror or exc}") from None
+        raise UpstreamError(f"cannot run {npm}: {os_reason(exc)}") from None
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
         raise UpstreamError(f"`npm pack {spec}` failed (exit {done.returncode}); {advice}\n{tail}")

@@ -27,6 +27,7 @@ from .cli_common import (
     EXIT_OK,
     EXIT_UNUSABLE,
     Handler,
+    os_reason,
     usage_handler,
 )
 
@@ -81,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except OSError as exc:  # one no command turned into its own message
         name = f"{exc.filename}: " if exc.filename is not None else ""
-        _error(where, f"{name}{exc.strerror or exc}")
+        _error(where, f"{name}{os_reason(exc)}")
         return EXIT_UNUSABLE
     except RecursionError:
         _error(where, "the input is nested too deeply to process")

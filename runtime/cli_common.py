@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     Subparsers: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
+def os_reason(exc: BaseException) -> str:
+    """Why an operation failed, as the OS words it ("No such file or directory") when the
+    error came from the OS, else the exception's own text."""
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+
+
 def command_error(command: str, message: str) -> int:
     """Say on stderr why `acp-schema COMMAND` cannot run; return the exit code for it."""
     print(f"acp-schema {command}: {message}", file=sys.stderr)

@@ -23,6 +23,7 @@ from acp_schema.cli_common import (
     EXIT_PROBLEMS,
     EXIT_UNUSABLE,
     command_error,
+    os_reason,
     usage_handler,
 )
 
@@ -83,7 +84,7 @@ def _show(args: argparse.Namespace) -> int:
             try:  # only the reading: a closed stdout must reach the caller as it is
                 line = log.readline(MAX_LINE_BYTES + 1)
             except OSError as error:
-                stopped = f"cannot read {path}: {error.strerror or error}"
+                stopped = f"cannot read {path}: {os_reason(error)}"
                 break
             if not line:
                 break
@@ -116,7 +117,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _unreadable(path: Path, error: OSError) -> int:
-    return command_error("transcript show", f"cannot read {path}: {error.strerror}")
+    return command_error("transcript show", f"cannot read {path}: {os_reason(error)}")
 
 
 class Progress:
