@@ -35,9 +35,10 @@ from pathlib import Path
 
 from acp_schema.cli_common import os_reason
 
+from .bundled import SCHEMA_FILE
+from .bundled import VERSIONS as PROTOCOLS
+
 PACKAGE = "@agentclientprotocol/sdk"
-PROTOCOLS = ("v1", "v2")
-SCHEMA_FILE = "schema.unstable.json"
 STABLE_SCHEMA_FILE = "schema.json"
 SCHEMA_FILES = (SCHEMA_FILE, STABLE_SCHEMA_FILE)
 NPM_TIMEOUT_S = 300
