@@ -26,7 +26,8 @@ def generated_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))).parent
 
 
-def _known(version: str) -> str:
+def known_version(version: str) -> str:
+    """`version` itself if it is a bundled protocol version, else ValueError."""
     if version not in VERSIONS:
         raise ValueError(f"unknown protocol version {version!r}; expected one of {VERSIONS}")
     return version
@@ -34,9 +35,9 @@ def _known(version: str) -> str:
 
 def bundled_schema(version: str) -> Path:
     """Path of the bundled schema of `version` (`v1` or `v2`)."""
-    return schema_dir() / _known(version) / SCHEMA_FILE
+    return schema_dir() / known_version(version) / SCHEMA_FILE
 
 
 def default_output(version: str) -> Path:
     """The package directory the bindings of `version` are generated into."""
-    return generated_dir() / _known(version)
+    return generated_dir() / known_version(version)

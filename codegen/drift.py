@@ -82,9 +82,8 @@ def version_targets(
     generated_dir: Path | None = None,
 ) -> list[Target]:
     """Targets for protocol versions, against the bundled roots or the ones given."""
-    unknown = [v for v in versions if v not in VERSIONS]
-    if unknown:
-        raise ValueError(f"unknown protocol version {unknown[0]!r}; expected one of {VERSIONS}")
+    for version in versions:
+        bundled.known_version(version)
     custom = schema_dir is not None or generated_dir is not None
     schema_root = schema_dir if schema_dir is not None else bundled.schema_dir()
     out_root = generated_dir if generated_dir is not None else bundled.generated_dir()
