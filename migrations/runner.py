@@ -13,7 +13,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from acp_schema.cli_common import ignore_interrupts
 
@@ -23,6 +23,9 @@ from .files import module_name
 from .old_bindings import OldBindings, find_old_bindings
 from .plan import HelperTemplate
 from .rules import Finding
+
+if TYPE_CHECKING:
+    from libcst import ParserSyntaxError
 
 Status = Literal["changed", "unchanged", "skipped", "failed"]
 TRIGGER_BYTES = tuple(t.encode() for t in TRIGGERS)
@@ -83,14 +86,15 @@ def migrate_bytes(
 
     from .commands import ChunkIdentityCommand
 
-    problem = _too_deep(path, data)
+    python_error = _python_syntax_error(path, data)
+    problem = _too_deep(python_error)
     if problem is not None:
         return FileResult(path, "failed", error=problem, original=data)
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as err:
         return FileResult(
-            path, "failed", error=f"cannot parse: {_syntax_error(path, data, err)}", original=data
+            path, "failed", error=f"cannot parse: {_syntax_error(python_error, err)}", original=data
         )
     except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
         return FileResult(path, "failed", error=f"cannot read: {err}", original=data)
@@ -143,10 +147,12 @@ def migrate_bytes(
 _NESTING_MESSAGES = ("too many nested parentheses", "too many statically nested blocks")
 
 
-def _python_syntax_error(
-    path: Path, data: bytes
-) -> SyntaxError | RecursionError | MemoryError | None:
-    """What CPython's parser says about `data` (None: it parses)."""
+PythonError = SyntaxError | RecursionError | MemoryError
+
+
+def _python_syntax_error(path: Path, data: bytes) -> PythonError | None:
+    """What CPython's parser says about `data` (None: it parses). Asked once per file:
+    before libcst (nesting it cannot survive) and for the position of a parse error."""
     try:
         compile(data, str(path), "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except (SyntaxError, RecursionError, MemoryError) as err:
@@ -156,9 +162,8 @@ def _python_syntax_error(
     return None
 
 
-def _too_deep(path: Path, data: bytes) -> str | None:
+def _too_deep(err: PythonError | None) -> str | None:
     """A report for code nested too deeply to parse safely, before libcst tries."""
-    err = _python_syntax_error(path, data)
     if isinstance(err, RecursionError | MemoryError):
         return "cannot parse: nested too deeply for Python's parser, file left unchanged"
     if isinstance(err, SyntaxError) and any(m in (err.msg or "") for m in _NESTING_MESSAGES):
@@ -172,14 +177,10 @@ def _where(err: SyntaxError) -> str:
     return f"line {err.lineno}, column {column}"
 
 
-def _syntax_error(path: Path, data: bytes, err: Exception) -> str:
+def _syntax_error(python: PythonError | None, err: ParserSyntaxError) -> str:
     """The parse error as CPython places it (libcst's native parser often reports the
     token after the error, a line too late); libcst's own message when CPython accepts
     the code (syntax newer than this Python)."""
-    import libcst as cst
-
-    assert isinstance(err, cst.ParserSyntaxError)
-    python = _python_syntax_error(path, data)
     if isinstance(python, SyntaxError) and python.lineno is not None:
         return f"{python.msg} ({_where(python)})"
     return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
