@@ -128,7 +128,7 @@ def migrate_bytes(
             error=f"internal error, file left unchanged: {type(err).__name__}: {err}",
             original=data,
         )
-    result = FileResult(
+    return FileResult(
         path,
         "changed" if new != data else "unchanged",
         findings=list(command.findings),
@@ -139,7 +139,6 @@ def migrate_bytes(
         called=set(command.called_helpers),
         blocked=dict(command.blocked_helpers),
     )
-    return result
 
 
 # What CPython's own parser says when it gives up on nesting (its limits are well below
@@ -184,16 +183,6 @@ def _syntax_error(python: PythonError | None, err: ParserSyntaxError) -> str:
     if isinstance(python, SyntaxError) and python.lineno is not None:
         return f"{python.msg} ({_where(python)})"
     return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
-
-
-def _migrate_file(
-    path: Path,
-    data: bytes,
-    options: Options,
-    helpers: Mapping[str, HelperTemplate] | None,
-    refused: Mapping[str, str] | None = None,
-) -> FileResult:
-    return migrate_bytes(path, data, options, helpers, refused)
 
 
 Progress = Callable[[int, int], None]
@@ -282,7 +271,7 @@ HelperKey = tuple[str, str]  # (import root of the defining module, qualified na
 def _settle_helpers(
     files: Sequence[Path],
     results: dict[Path, FileResult],
-    options: Options | Mapping[Path, Options],
+    options: Mapping[Path, Options],
     pool: _Pool,
 ) -> None:
     """Give the calls of helpers in other modules their upserts, and withdraw every
@@ -383,11 +372,6 @@ def _import_root(path: Path) -> Path:
     return resolved.parents[depth]
 
 
-def _options(options: Options | Mapping[Path, Options], path: Path) -> Options:
-    """The options of one file (the same for all, or per file)."""
-    return options if isinstance(options, Options) else options[path]
-
-
 def write_order(results: Sequence[FileResult]) -> list[FileResult]:
     """The changed files in an order safe to write one after the other: every helper's
     module after the modules whose calls of it got upserts (see `write_groups`)."""
@@ -470,7 +454,7 @@ class _Pool:
     def map_each(
         self,
         items: Sequence[tuple[Path, bytes]],
-        options: Options | Mapping[Path, Options],
+        options: Mapping[Path, Options],
         helpers: Sequence[Mapping[str, HelperTemplate] | None],
         refused: Sequence[Mapping[str, str] | None],
         tick: Callable[[], None] | None = None,
@@ -479,7 +463,7 @@ class _Pool:
         if self.executor is None or len(items) < 2:
             out = []
             for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True):
-                out.append(_migrate_file(path, data, _options(options, path), known, withdrawn))
+                out.append(migrate_bytes(path, data, options[path], known, withdrawn))
                 if tick:
                     tick()
             return out
@@ -487,9 +471,7 @@ class _Pool:
             (
                 path,
                 data,
-                self.executor.submit(
-                    _migrate_file, path, data, _options(options, path), known, withdrawn
-                ),
+                self.executor.submit(migrate_bytes, path, data, options[path], known, withdrawn),
             )
             for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True)
         ]
