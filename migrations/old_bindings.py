@@ -18,7 +18,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bindings import CHUNK_CLASS, CHUNK_TAG, IDENTITY_FIELDS, MESSAGE_CLASS, statement_names
+from .bindings import (
+    CHUNK_CLASS,
+    CHUNK_TAG,
+    IDENTITY_FIELDS,
+    MESSAGE_CLASS,
+    import_source,
+    statement_names,
+)
 from .files import module_name
 
 IDENTITY_NAMES = frozenset({*IDENTITY_FIELDS, *IDENTITY_FIELDS.values()})
@@ -218,17 +225,6 @@ def _kind(node: ast.ClassDef) -> str:
     return "class"
 
 
-def _resolve(module: str, package: str | None, node: ast.ImportFrom) -> str | None:
-    if not node.level:
-        return node.module
-    base = package or ""
-    for _ in range(node.level - 1):
-        base = base.rpartition(".")[0]
-    if not base:
-        return None
-    return f"{base}.{node.module}" if node.module else base
-
-
 def _exports(
     modules: dict[str, tuple[Path, ast.Module, str | None]], declarations: Sequence[Declaration]
 ) -> dict[str, str]:
@@ -248,7 +244,7 @@ def _exports(
             for node in tree.body:
                 if not isinstance(node, ast.ImportFrom):
                     continue
-                source = _resolve(module, package, node)
+                source = import_source(node, package)
                 found = chunk_names.get(source or "")
                 if not found:
                     continue
@@ -307,7 +303,7 @@ def _names_with_stars(
     names = _top_level_names(tree)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            source = _resolve(module, package, node)
+            source = import_source(node, package)
             star = modules.get(source or "")
             if star is not None:
                 listed = _literal_all(star[1])
