@@ -239,6 +239,14 @@ class Facts:
     def is_chunk_class(self, expr: cst.CSTNode) -> str | None:
         return self.class_module(expr, CHUNK_CLASS)
 
+    def from_bindings(self, expr: cst.CSTNode) -> bool:
+        """Whether `expr` names something a bindings module defines (a class, mostly)."""
+        for qname in self.qualified_names(expr):
+            module = qname.rpartition(".")[0]
+            if module and self.bindings.owner(module):
+                return True
+        return False
+
     def names_other_class(self, expr: cst.CSTNode) -> bool:
         """Whether a type expression names something that is certainly not the chunk:
         another bindings class, a builtin, or a class defined in this module."""
@@ -248,12 +256,10 @@ class Facts:
             return True
         if chain(expr) is None:  # only plain dotted names name a class here
             return False
-        for qname in self.qualified_names(expr):
-            module, _, _ = qname.rpartition(".")
-            if module and self.bindings.owner(module):
-                return True
-            if qname in self.bindings.app_classes:  # a look-alike declared in the run
-                return True
+        if self.from_bindings(expr):
+            return True
+        if self.qualified_names(expr) & self.bindings.app_classes:  # a look-alike of the run
+            return True
         if isinstance(expr, cst.Name):
             assignment = self.single_assignment(expr)
             return assignment is not None and isinstance(assignment.node, cst.ClassDef)

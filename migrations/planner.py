@@ -259,7 +259,7 @@ class Planner:
             name = chain(wrapper) or ""
             if (
                 name in ENCODERS
-                or self._is_bindings_class(wrapper)
+                or self.facts.from_bindings(wrapper)
                 or self._is_pure_wrapper(wrapper)
             ):
                 continue
@@ -296,13 +296,6 @@ class Planner:
     def _is_send(self, func: cst.BaseExpression) -> bool:
         verb = (chain(func) or "").rpartition(".")[2].lstrip("_").lower()
         return verb.startswith(SEND_VERBS)
-
-    def _is_bindings_class(self, func: cst.BaseExpression) -> bool:
-        for qname in self.facts.qualified_names(func):
-            module = qname.rpartition(".")[0]
-            if module and self.facts.bindings.owner(module):
-                return True
-        return False
 
     def _require_pure(
         self,
@@ -346,7 +339,7 @@ class Planner:
                 return True
             assigned = fact.value
             if isinstance(assigned, cst.Call):
-                return self._is_bindings_class(assigned.func)
+                return self.facts.from_bindings(assigned.func)
             return isinstance(assigned, cst.Dict) and self._is_update(assigned)
         return False
 
@@ -608,7 +601,7 @@ class Planner:
             name = chain(func)
             if name is not None and name in callees:
                 continue
-            if self._is_bindings_class(func) or self.facts.is_builtin(func):
+            if self.facts.from_bindings(func) or self.facts.is_builtin(func):
                 continue
             return code(func)
         return None
