@@ -71,10 +71,6 @@ class OldBindings:
     # reads on them are the application's business, never reported.
     app_classes: tuple[str, ...] = ()
 
-    @property
-    def modules(self) -> tuple[str, ...]:
-        return tuple(sorted({d.module for d in self.declarations}))
-
 
 class Parsed(NamedTuple):
     """A module of the run read with `ast`, and the package its relative imports start from."""
