@@ -47,7 +47,6 @@ class FileResult:
     error: str | None = None
     original: bytes = b""
     new: bytes | None = None
-    encoding: str = "utf-8"
     helpers: list[HelperTemplate] = field(default_factory=list)
     written: bool = False
     # Helpers of the run (qualified names) this file called with an upsert, and uses of
@@ -134,7 +133,6 @@ def migrate_bytes(
         findings=list(command.findings),
         original=data,
         new=new if new != data else None,
-        encoding=module.encoding,
         helpers=list(command.exported_helpers),
         called=set(command.called_helpers),
         blocked=dict(command.blocked_helpers),
