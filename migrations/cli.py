@@ -11,7 +11,8 @@ with the others. Writing is all or nothing (files.write_all).
 
 Settings may also come from `[tool.acp-schema.migrate]` in the nearest pyproject.toml
 above each file (config.py; keys `bindings`, `exclude`, `select`, `disable`,
-`todo-comments`); the command line adds to the lists and wins for the flag.
+`todo-comments`); the command line adds to the lists, and `--todo-comments` turns the
+comments on where a file's table does not.
 """
 
 from __future__ import annotations
