@@ -213,16 +213,13 @@ class Facts:
         return True
 
     def name_is_free(self, name: str, at: cst.CSTNode) -> bool:
+        """Whether nothing binds `name` where `at` sees it, module level included."""
         scope = self.scope(at)
-        if scope is None:
-            return False
-        current = scope
-        while True:
-            if name in current.assignments:
-                return False
-            if current is current.globals:
-                return True
-            current = current.parent
+        return (
+            scope is not None
+            and self.resolves_to_module_level(name, at)
+            and name not in scope.globals.assignments
+        )
 
     # --- bindings classes --------------------------------------------------------------
 
