@@ -113,7 +113,9 @@ class Facts:
         return any(qname.source is QualifiedNameSource.BUILTIN for qname in found)
 
     def absolute(self, name: str) -> str:
-        """Resolve a relative qualified name (`.helpers.f`) against this module's package."""
+        """Resolve a relative qualified name (`.helpers.f`) against this module's package;
+        left relative (naming nothing) when the package is unknown or the dots climb above
+        its top package, where Python refuses the import."""
         if not name.startswith("."):
             return name
         package = self.package_name
@@ -123,8 +125,9 @@ class Facts:
             return name
         dots = len(name) - len(name.lstrip("."))
         parts = package.split(".")
-        base = parts[: len(parts) - (dots - 1)]
-        return ".".join([*base, name[dots:]]) if base else name[dots:]
+        if dots > len(parts):
+            return name
+        return ".".join([*parts[: len(parts) - (dots - 1)], name[dots:]])
 
     # --- statements and functions ------------------------------------------------------
 
