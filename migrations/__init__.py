@@ -10,6 +10,7 @@ proves), `candidates` (the one collecting pass), `planner` and `upserts` (where 
 is sent and where its upsert goes), `helper_calls` (chunks returned by helpers), `plan`
 (edits and how they are applied), `syntax` and `imports` (plain libcst helpers),
 `bindings` and `rules` (configuration and rule IDs).
-`acp-schema migrate` is `cli`, over `runner` (many files, worker processes) and `files`
-(discovery and safe writes).
+`acp-schema migrate` is `cli`, over `runner` (many files, worker processes), `files`
+(discovery and safe writes), `config` (`pyproject.toml` settings) and `old_bindings`
+(old chunk classes declared in the run's own files).
 """

@@ -148,14 +148,22 @@ def statement_names(node: ast.stmt) -> list[str]:
     return []
 
 
+def import_source(node: ast.ImportFrom, package: str | None) -> str | None:
+    """The module `from ... import` reads, its leading dots taken from `package`; None
+    when they climb above the top package."""
+    if not node.level:
+        return node.module
+    base = package or ""
+    for _ in range(node.level - 1):
+        base = base.rpartition(".")[0]
+    if not base:
+        return None
+    return f"{base}.{node.module}" if node.module else base
+
+
 def _star_source(
     module: str, node: ast.Import | ast.ImportFrom, locations: list[str] | None
 ) -> str | None:
     if not isinstance(node, ast.ImportFrom):
         return None
-    if not node.level:
-        return node.module
-    package = module if locations else module.rpartition(".")[0]
-    for _ in range(node.level - 1):
-        package = package.rpartition(".")[0]
-    return f"{package}.{node.module}" if node.module else package
+    return import_source(node, module if locations else module.rpartition(".")[0])

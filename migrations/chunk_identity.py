@@ -2,16 +2,14 @@
 
 The revision took `sender_session_id` / `recipient_session_id` off
 `SessionMessageChunk`: chunks carry content only, and a message's participants arrive
-on `SessionMessage` upserts (often metadata-only: `message_id` plus the IDs). This
-codemod moves the IDs of downstream code onto such an upsert, sent for the same message
-before the chunk with the same send call, and takes reads from the message.
+on `SessionMessage` upserts (often metadata-only: `message_id` plus the IDs). The
+rules move the IDs of downstream code onto such an upsert, sent for the same message
+before the chunk with the same send call, and take reads from the message.
 
-    python -m libcst.tool codemod --no-format \\
-        -x acp_schema.migrations.commands.ChunkIdentityCommand src/
-
-Rules: chunk-identity/constructor, /builder, /dict, /read, /import (see
-docs/migration.md). `acp-schema migrate` runs the same codemod over a repository with
-rule selection, reports and safe writes.
+Rules planned here: chunk-identity/constructor, /builder, /dict, /read, /import (see
+docs/migration.md). /old-bindings is found first, over the whole run, by `acp-schema
+migrate` (`runner`, `old_bindings`). The codemod commands calling `plan_module` are in
+`commands`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ with the others. Writing is all or nothing (files.write_all).
 
 Settings may also come from `[tool.acp-schema.migrate]` in the nearest pyproject.toml
 above each file (config.py; keys `bindings`, `exclude`, `select`, `disable`,
-`todo-comments`); the command line adds to the lists and wins for the flag.
+`todo-comments`); the command line adds to the lists, and `--todo-comments` turns the
+comments on where a file's table does not.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE
 
-from .rules import FAMILIES, RULES, UnknownRuleError, expand, select_rules
+from .rules import FAMILIES, RULES, Finding, UnknownRuleError, expand, select_rules
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
 
-    from .runner import FileResult
+    from .config import Config
+    from .old_bindings import OldBindings
+    from .runner import FileResult, Options
 
 EXIT_PENDING = EXIT_PROBLEMS  # --check: changes are pending
 EXIT_ERROR = EXIT_UNUSABLE
@@ -144,7 +147,7 @@ def migrate_command(args: argparse.Namespace) -> int:
             )
         ]
         options: dict[Path, Options] = {}
-        by_config: dict[Any, Options] = {}
+        by_config: dict[Config, Options] = {}
         for path in files:
             config = configs[path]
             if config not in by_config:
@@ -231,7 +234,7 @@ def migrate_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _bindings_used(options: Iterable[Any], old: Any) -> dict[str, Any]:
+def _bindings_used(options: Iterable[Options], old: OldBindings) -> dict[str, Any]:
     """Which bindings the run used: always the defaults, those configured (command line
     or pyproject.toml), and the old chunk classes found in the run's files."""
     from .bindings import DEFAULT_BINDINGS
@@ -330,7 +333,11 @@ def _summary_line(summary: dict[str, Any], writing: bool, elapsed: float) -> str
 
 
 def _report(
-    results: Sequence[FileResult], summary: dict[str, Any], options: Iterable[Any], *, mode: str
+    results: Sequence[FileResult],
+    summary: dict[str, Any],
+    options: Iterable[Options],
+    *,
+    mode: str,
 ) -> dict[str, Any]:
     return {
         "version": 1,
@@ -352,8 +359,8 @@ def _report(
     }
 
 
-def _finding(finding: Any) -> dict[str, Any]:
-    data: dict[str, Any] = finding.as_dict()
+def _finding(finding: Finding) -> dict[str, Any]:
+    data = finding.as_dict()
     data.pop("kind", None)
     return data
 

@@ -30,11 +30,7 @@ from .rules import ALL_RULES, Finding
 
 
 class MigrationCommand(CodemodCommand):
-    """Base of the chunk-identity codemods; subclasses narrow `RULES`.
-
-    Usable from `python -m libcst.tool codemod` and from `acp-schema migrate`; the
-    latter also hands over the helpers found in the other modules of the run.
-    """
+    """Base of the chunk-identity codemods; subclasses narrow `RULES`."""
 
     DESCRIPTION: str = "Move participant IDs from session message chunks to upserts."
     RULES: ClassVar[frozenset[str]] = ALL_RULES

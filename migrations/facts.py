@@ -113,7 +113,9 @@ class Facts:
         return any(qname.source is QualifiedNameSource.BUILTIN for qname in found)
 
     def absolute(self, name: str) -> str:
-        """Resolve a relative qualified name (`.helpers.f`) against this module's package."""
+        """Resolve a relative qualified name (`.helpers.f`) against this module's package;
+        left relative (naming nothing) when the package is unknown or the dots climb above
+        its top package, where Python refuses the import."""
         if not name.startswith("."):
             return name
         package = self.package_name
@@ -123,8 +125,9 @@ class Facts:
             return name
         dots = len(name) - len(name.lstrip("."))
         parts = package.split(".")
-        base = parts[: len(parts) - (dots - 1)]
-        return ".".join([*base, name[dots:]]) if base else name[dots:]
+        if dots > len(parts):
+            return name
+        return ".".join([*parts[: len(parts) - (dots - 1)], name[dots:]])
 
     # --- statements and functions ------------------------------------------------------
 
@@ -213,16 +216,13 @@ class Facts:
         return True
 
     def name_is_free(self, name: str, at: cst.CSTNode) -> bool:
+        """Whether nothing binds `name` where `at` sees it, module level included."""
         scope = self.scope(at)
-        if scope is None:
-            return False
-        current = scope
-        while True:
-            if name in current.assignments:
-                return False
-            if current is current.globals:
-                return True
-            current = current.parent
+        return (
+            scope is not None
+            and self.resolves_to_module_level(name, at)
+            and name not in scope.globals.assignments
+        )
 
     # --- bindings classes --------------------------------------------------------------
 
@@ -239,6 +239,14 @@ class Facts:
     def is_chunk_class(self, expr: cst.CSTNode) -> str | None:
         return self.class_module(expr, CHUNK_CLASS)
 
+    def from_bindings(self, expr: cst.CSTNode) -> bool:
+        """Whether `expr` names something a bindings module defines (a class, mostly)."""
+        for qname in self.qualified_names(expr):
+            module = qname.rpartition(".")[0]
+            if module and self.bindings.owner(module):
+                return True
+        return False
+
     def names_other_class(self, expr: cst.CSTNode) -> bool:
         """Whether a type expression names something that is certainly not the chunk:
         another bindings class, a builtin, or a class defined in this module."""
@@ -248,12 +256,10 @@ class Facts:
             return True
         if chain(expr) is None:  # only plain dotted names name a class here
             return False
-        for qname in self.qualified_names(expr):
-            module, _, _ = qname.rpartition(".")
-            if module and self.bindings.owner(module):
-                return True
-            if qname in self.bindings.app_classes:  # a look-alike declared in the run
-                return True
+        if self.from_bindings(expr):
+            return True
+        if self.qualified_names(expr) & self.bindings.app_classes:  # a look-alike of the run
+            return True
         if isinstance(expr, cst.Name):
             assignment = self.single_assignment(expr)
             return assignment is not None and isinstance(assignment.node, cst.ClassDef)

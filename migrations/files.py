@@ -273,11 +273,14 @@ def write_all(writes: Sequence[Write]) -> dict[Path, str]:
 
 
 def write_atomically(path: Path, new: bytes, expected: bytes) -> None:
-    """Write one file as `write_all` does; raise OSError when it cannot be written."""
-    errors = write_all([Write(path, new, expected)])
-    if errors:
-        error = FileChangedError if "changed on disk" in errors[path] else OSError
-        raise error(errors[path])
+    """Write one file as `write_all` does; raise the OSError that stopped it
+    (FileChangedError when the file was edited meanwhile), leaving the file as it was."""
+    item = _prepare(Write(path, new, expected))
+    try:
+        _commit(item, new)
+    except OSError:
+        _discard(item)
+        raise
 
 
 def _reason(err: OSError) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
-from .syntax import code
+from .syntax import code, is_docstring
 
 
 def add_from_imports(
@@ -101,7 +101,7 @@ def _is_import(line: cst.BaseStatement) -> bool:
 def _new_position(body: Sequence[cst.BaseStatement]) -> int:
     """Just after the last absolute import of the block of imports that opens the module
     (so before its relative imports, and after `__future__` imports and the docstring)."""
-    start = 1 if body and _is_docstring(body[0]) else 0
+    start = 1 if body and is_docstring(body[0]) else 0
     position = start
     for index in range(start, len(body)):
         line = body[index]
@@ -112,12 +112,3 @@ def _new_position(body: Sequence[cst.BaseStatement]) -> int:
         if not (isinstance(statement, cst.ImportFrom) and statement.relative):
             position = index + 1
     return position
-
-
-def _is_docstring(line: cst.BaseStatement) -> bool:
-    return (
-        isinstance(line, cst.SimpleStatementLine)
-        and len(line.body) == 1
-        and isinstance(line.body[0], cst.Expr)
-        and isinstance(line.body[0].value, cst.SimpleString | cst.ConcatenatedString)
-    )

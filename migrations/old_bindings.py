@@ -17,8 +17,16 @@ import ast
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
-from .bindings import CHUNK_CLASS, CHUNK_TAG, IDENTITY_FIELDS, MESSAGE_CLASS, statement_names
+from .bindings import (
+    CHUNK_CLASS,
+    CHUNK_TAG,
+    IDENTITY_FIELDS,
+    MESSAGE_CLASS,
+    import_source,
+    statement_names,
+)
 from .files import module_name
 
 IDENTITY_NAMES = frozenset({*IDENTITY_FIELDS, *IDENTITY_FIELDS.values()})
@@ -63,9 +71,12 @@ class OldBindings:
     # reads on them are the application's business, never reported.
     app_classes: tuple[str, ...] = ()
 
-    @property
-    def modules(self) -> tuple[str, ...]:
-        return tuple(sorted({d.module for d in self.declarations}))
+
+class Parsed(NamedTuple):
+    """A module of the run read with `ast`, and the package its relative imports start from."""
+
+    tree: ast.Module
+    package: str | None
 
 
 def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
@@ -76,7 +87,7 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     (they contain `class` and a field name); then, when there are declarations, the files
     that may re-export them (naming the class or the declaring module's last name in an
     import)."""
-    modules: dict[str, tuple[Path, ast.Module, str | None]] = {}
+    modules: dict[str, Parsed] = {}
     declarations: list[Declaration] = []
     app_classes: set[str] = set()
     for path, data in files:
@@ -84,13 +95,14 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
             entry = _parse(path, data)
             if entry is None:
                 continue
-            modules[entry[0]] = entry[1:]
-            found = list(_declarations(path, entry[0], entry[2]))
+            name, parsed = entry
+            modules[name] = parsed
+            found = list(_declarations(path, name, parsed.tree))
             declarations.extend(found)
             chunks = {d.name for d in found}
             app_classes.update(
-                f"{entry[0]}.{node.name}"
-                for node in entry[2].body
+                f"{name}.{node.name}"
+                for node in parsed.tree.body
                 if isinstance(node, ast.ClassDef)
                 and node.name not in chunks
                 and _fields(node) & IDENTITY_NAMES
@@ -102,8 +114,8 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     for path, data in files:
         if b"import" in data and any(m in data for m in markers):
             entry = _parse(path, data)
-            if entry is not None and entry[0] not in modules:
-                modules[entry[0]] = entry[1:]
+            if entry is not None:
+                modules.setdefault(*entry)
     exported = _exports(modules, declarations)
     chunk_classes = sorted(exported.items())
     without = sorted(
@@ -118,7 +130,7 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     )
 
 
-def _parse(path: Path, data: bytes) -> tuple[str, Path, ast.Module, str | None] | None:
+def _parse(path: Path, data: bytes) -> tuple[str, Parsed] | None:
     name, package = module_name(path)
     if name is None:
         return None
@@ -126,7 +138,7 @@ def _parse(path: Path, data: bytes) -> tuple[str, Path, ast.Module, str | None] 
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None  # the migration reports the files it cannot parse
-    return name, path, tree, package
+    return name, Parsed(tree, package)
 
 
 def _declarations(path: Path, module: str, tree: ast.Module) -> Iterable[Declaration]:
@@ -218,20 +230,7 @@ def _kind(node: ast.ClassDef) -> str:
     return "class"
 
 
-def _resolve(module: str, package: str | None, node: ast.ImportFrom) -> str | None:
-    if not node.level:
-        return node.module
-    base = package or ""
-    for _ in range(node.level - 1):
-        base = base.rpartition(".")[0]
-    if not base:
-        return None
-    return f"{base}.{node.module}" if node.module else base
-
-
-def _exports(
-    modules: dict[str, tuple[Path, ast.Module, str | None]], declarations: Sequence[Declaration]
-) -> dict[str, str]:
+def _exports(modules: dict[str, Parsed], declarations: Sequence[Declaration]) -> dict[str, str]:
     """Qualified name -> module of every name under which an old chunk class can be
     imported: its declaration, and re-exports (followed until nothing new appears)."""
     # module -> {exported name: declaring qualified name}
@@ -244,11 +243,11 @@ def _exports(
     rounds = 0
     while changed and rounds < 20:
         changed, rounds = False, rounds + 1
-        for module, (_, tree, package) in modules.items():
+        for module, (tree, package) in modules.items():
             for node in tree.body:
                 if not isinstance(node, ast.ImportFrom):
                     continue
-                source = _resolve(module, package, node)
+                source = import_source(node, package)
                 found = chunk_names.get(source or "")
                 if not found:
                     continue
@@ -267,15 +266,13 @@ def _exports(
     return {f"{module}.{name}": module for module, names in chunk_names.items() for name in names}
 
 
-def _star_names(
-    modules: dict[str, tuple[Path, ast.Module, str | None]], source: str, found: dict[str, str]
-) -> dict[str, str]:
+def _star_names(modules: dict[str, Parsed], source: str, found: dict[str, str]) -> dict[str, str]:
     """The chunk names `from source import *` brings: `__all__` when it is a literal
     list, else the names without a leading underscore."""
     entry = modules.get(source)
     if entry is None:
         return {}
-    listed = _literal_all(entry[1])
+    listed = _literal_all(entry.tree)
     if listed is None:
         return {n: q for n, q in found.items() if not n.startswith("_")}
     return {n: q for n, q in found.items() if n in listed}
@@ -296,22 +293,20 @@ def _literal_all(tree: ast.Module) -> set[str] | None:
     return None
 
 
-def _names_with_stars(
-    modules: dict[str, tuple[Path, ast.Module, str | None]], module: str
-) -> set[str]:
+def _names_with_stars(modules: dict[str, Parsed], module: str) -> set[str]:
     """Top-level names of `module`, with those of star imports from modules of the run."""
     entry = modules.get(module)
     if entry is None:
         return set()
-    _, tree, package = entry
+    tree, package = entry
     names = _top_level_names(tree)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            source = _resolve(module, package, node)
+            source = import_source(node, package)
             star = modules.get(source or "")
             if star is not None:
-                listed = _literal_all(star[1])
-                found = _top_level_names(star[1])
+                listed = _literal_all(star.tree)
+                found = _top_level_names(star.tree)
                 names |= found if listed is None else found & listed
     return names
 

@@ -32,7 +32,7 @@ from .plan import (
     Source,
 )
 from .rules import Finding
-from .syntax import chain, code, is_pure, read_chains, stores_in, string_value
+from .syntax import chain, code, is_docstring, is_pure, read_chains, stores_in, string_value
 from .upserts import message_ref, upsert_builder
 
 # Methods whose call on a chunk serialises it: `send(chunk.model_dump())` still sends it.
@@ -259,7 +259,7 @@ class Planner:
             name = chain(wrapper) or ""
             if (
                 name in ENCODERS
-                or self._is_bindings_class(wrapper)
+                or self.facts.from_bindings(wrapper)
                 or self._is_pure_wrapper(wrapper)
             ):
                 continue
@@ -282,7 +282,7 @@ class Planner:
         body = function.body
         if not isinstance(body, cst.IndentedBlock):
             return False
-        statements = [s for s in body.body if not _is_docstring(s)]
+        statements = [s for s in body.body if not is_docstring(s)]
         if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
             return False
         small = statements[0].body
@@ -296,13 +296,6 @@ class Planner:
     def _is_send(self, func: cst.BaseExpression) -> bool:
         verb = (chain(func) or "").rpartition(".")[2].lstrip("_").lower()
         return verb.startswith(SEND_VERBS)
-
-    def _is_bindings_class(self, func: cst.BaseExpression) -> bool:
-        for qname in self.facts.qualified_names(func):
-            module = qname.rpartition(".")[0]
-            if module and self.facts.bindings.owner(module):
-                return True
-        return False
 
     def _require_pure(
         self,
@@ -346,7 +339,7 @@ class Planner:
                 return True
             assigned = fact.value
             if isinstance(assigned, cst.Call):
-                return self._is_bindings_class(assigned.func)
+                return self.facts.from_bindings(assigned.func)
             return isinstance(assigned, cst.Dict) and self._is_update(assigned)
         return False
 
@@ -532,9 +525,10 @@ class Planner:
                 self._widen_generator(placement, statement, ref)
         else:  # pragma: no cover - sites are filtered before
             raise Failure(f"cannot send from a {site.kind}")
-        values |= self._upsert_reads(source)
-        callees = {c for callee in site.callees if (c := chain(callee)) is not None}
         upsert_values = self._upsert_values(source)
+        for value in upsert_values:
+            values |= read_chains(value)
+        callees = {c for callee in site.callees if (c := chain(callee)) is not None}
         copied = [site.root] if site.root is not None else []
         hold = None
         if not self._in_loop(statement):
@@ -552,6 +546,8 @@ class Planner:
         placement.insertions.append(Insertion(anchor, build, key))
 
     def _upsert_values(self, source: Source) -> list[cst.CSTNode]:
+        """The expressions the upsert evaluates: participant IDs, message ID, and the
+        arguments bound to a helper's parameters."""
         values: list[cst.CSTNode] = list(source.identity.values())
         if source.message_id is not None:
             values.append(source.message_id)
@@ -605,20 +601,10 @@ class Planner:
             name = chain(func)
             if name is not None and name in callees:
                 continue
-            if self._is_bindings_class(func) or self.facts.is_builtin(func):
+            if self.facts.from_bindings(func) or self.facts.is_builtin(func):
                 continue
             return code(func)
         return None
-
-    def _upsert_reads(self, source: Source) -> set[str]:
-        values: list[cst.CSTNode] = list(source.identity.values())
-        if source.message_id is not None:
-            values.append(source.message_id)
-        values += list(source.bound.values())
-        found: set[str] = set()
-        for value in values:
-            found |= read_chains(value)
-        return found
 
     def _hoist(
         self,
@@ -883,15 +869,6 @@ def _nonlocal_names(function: cst.FunctionDef) -> set[str]:
     finder = _NonlocalFinder()
     function.visit(finder)
     return finder.found
-
-
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, cst.SimpleString | cst.ConcatenatedString)
-    )
 
 
 def _normal(text: str) -> str:

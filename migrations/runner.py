@@ -13,7 +13,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from acp_schema.cli_common import ignore_interrupts
 
@@ -23,6 +23,9 @@ from .files import module_name
 from .old_bindings import OldBindings, find_old_bindings
 from .plan import HelperTemplate
 from .rules import Finding
+
+if TYPE_CHECKING:
+    from libcst import ParserSyntaxError
 
 Status = Literal["changed", "unchanged", "skipped", "failed"]
 TRIGGER_BYTES = tuple(t.encode() for t in TRIGGERS)
@@ -44,7 +47,6 @@ class FileResult:
     error: str | None = None
     original: bytes = b""
     new: bytes | None = None
-    encoding: str = "utf-8"
     helpers: list[HelperTemplate] = field(default_factory=list)
     written: bool = False
     # Helpers of the run (qualified names) this file called with an upsert, and uses of
@@ -83,14 +85,15 @@ def migrate_bytes(
 
     from .commands import ChunkIdentityCommand
 
-    problem = _too_deep(path, data)
+    python_error = _python_syntax_error(path, data)
+    problem = _too_deep(python_error)
     if problem is not None:
         return FileResult(path, "failed", error=problem, original=data)
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as err:
         return FileResult(
-            path, "failed", error=f"cannot parse: {_syntax_error(path, data, err)}", original=data
+            path, "failed", error=f"cannot parse: {_syntax_error(python_error, err)}", original=data
         )
     except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
         return FileResult(path, "failed", error=f"cannot read: {err}", original=data)
@@ -124,18 +127,16 @@ def migrate_bytes(
             error=f"internal error, file left unchanged: {type(err).__name__}: {err}",
             original=data,
         )
-    result = FileResult(
+    return FileResult(
         path,
         "changed" if new != data else "unchanged",
         findings=list(command.findings),
         original=data,
         new=new if new != data else None,
-        encoding=module.encoding,
         helpers=list(command.exported_helpers),
         called=set(command.called_helpers),
         blocked=dict(command.blocked_helpers),
     )
-    return result
 
 
 # What CPython's own parser says when it gives up on nesting (its limits are well below
@@ -143,10 +144,12 @@ def migrate_bytes(
 _NESTING_MESSAGES = ("too many nested parentheses", "too many statically nested blocks")
 
 
-def _python_syntax_error(
-    path: Path, data: bytes
-) -> SyntaxError | RecursionError | MemoryError | None:
-    """What CPython's parser says about `data` (None: it parses)."""
+PythonError = SyntaxError | RecursionError | MemoryError
+
+
+def _python_syntax_error(path: Path, data: bytes) -> PythonError | None:
+    """What CPython's parser says about `data` (None: it parses). Asked once per file:
+    before libcst (nesting it cannot survive) and for the position of a parse error."""
     try:
         compile(data, str(path), "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except (SyntaxError, RecursionError, MemoryError) as err:
@@ -156,9 +159,8 @@ def _python_syntax_error(
     return None
 
 
-def _too_deep(path: Path, data: bytes) -> str | None:
+def _too_deep(err: PythonError | None) -> str | None:
     """A report for code nested too deeply to parse safely, before libcst tries."""
-    err = _python_syntax_error(path, data)
     if isinstance(err, RecursionError | MemoryError):
         return "cannot parse: nested too deeply for Python's parser, file left unchanged"
     if isinstance(err, SyntaxError) and any(m in (err.msg or "") for m in _NESTING_MESSAGES):
@@ -172,27 +174,13 @@ def _where(err: SyntaxError) -> str:
     return f"line {err.lineno}, column {column}"
 
 
-def _syntax_error(path: Path, data: bytes, err: Exception) -> str:
+def _syntax_error(python: PythonError | None, err: ParserSyntaxError) -> str:
     """The parse error as CPython places it (libcst's native parser often reports the
     token after the error, a line too late); libcst's own message when CPython accepts
     the code (syntax newer than this Python)."""
-    import libcst as cst
-
-    assert isinstance(err, cst.ParserSyntaxError)
-    python = _python_syntax_error(path, data)
     if isinstance(python, SyntaxError) and python.lineno is not None:
         return f"{python.msg} ({_where(python)})"
     return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
-
-
-def _migrate_file(
-    path: Path,
-    data: bytes,
-    options: Options,
-    helpers: Mapping[str, HelperTemplate] | None,
-    refused: Mapping[str, str] | None = None,
-) -> FileResult:
-    return migrate_bytes(path, data, options, helpers, refused)
 
 
 Progress = Callable[[int, int], None]
@@ -281,7 +269,7 @@ HelperKey = tuple[str, str]  # (import root of the defining module, qualified na
 def _settle_helpers(
     files: Sequence[Path],
     results: dict[Path, FileResult],
-    options: Options | Mapping[Path, Options],
+    options: Mapping[Path, Options],
     pool: _Pool,
 ) -> None:
     """Give the calls of helpers in other modules their upserts, and withdraw every
@@ -382,11 +370,6 @@ def _import_root(path: Path) -> Path:
     return resolved.parents[depth]
 
 
-def _options(options: Options | Mapping[Path, Options], path: Path) -> Options:
-    """The options of one file (the same for all, or per file)."""
-    return options if isinstance(options, Options) else options[path]
-
-
 def write_order(results: Sequence[FileResult]) -> list[FileResult]:
     """The changed files in an order safe to write one after the other: every helper's
     module after the modules whose calls of it got upserts (see `write_groups`)."""
@@ -469,7 +452,7 @@ class _Pool:
     def map_each(
         self,
         items: Sequence[tuple[Path, bytes]],
-        options: Options | Mapping[Path, Options],
+        options: Mapping[Path, Options],
         helpers: Sequence[Mapping[str, HelperTemplate] | None],
         refused: Sequence[Mapping[str, str] | None],
         tick: Callable[[], None] | None = None,
@@ -478,7 +461,7 @@ class _Pool:
         if self.executor is None or len(items) < 2:
             out = []
             for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True):
-                out.append(_migrate_file(path, data, _options(options, path), known, withdrawn))
+                out.append(migrate_bytes(path, data, options[path], known, withdrawn))
                 if tick:
                     tick()
             return out
@@ -486,9 +469,7 @@ class _Pool:
             (
                 path,
                 data,
-                self.executor.submit(
-                    _migrate_file, path, data, _options(options, path), known, withdrawn
-                ),
+                self.executor.submit(migrate_bytes, path, data, options[path], known, withdrawn),
             )
             for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True)
         ]

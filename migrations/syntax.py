@@ -35,6 +35,16 @@ def string_value(node: cst.CSTNode) -> str | None:
     return None
 
 
+def is_docstring(statement: cst.BaseStatement) -> bool:
+    """A statement that is only a string literal (a docstring where it opens a body)."""
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    )
+
+
 def chain(node: cst.CSTNode) -> str | None:
     """`a.b.c` for a dotted name, else None."""
     if isinstance(node, cst.Name):

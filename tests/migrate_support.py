@@ -3,14 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
 from libcst.codemod import CodemodContext, CodemodTest
 
+from acp_schema.cli import main
 from acp_schema.migrations.commands import ChunkIdentityCommand, MigrationCommand
 from acp_schema.migrations.plan import HelperTemplate
 from acp_schema.migrations.rules import Finding
+
+
+def migrate(*args: str | Path) -> int:
+    """`acp-schema migrate ARGS`; the exit code."""
+    return main(["migrate", *map(str, args)])
+
+
+def write_files(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write `files` (path under `root` -> text or bytes), making directories; `root`."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    return root
 
 
 def run_codemod(

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from acp_schema.cli import main
 from acp_schema.migrations.cli import _ProgressBar
 from acp_schema.migrations.files import (
     FileChangedError,
@@ -24,6 +23,8 @@ from acp_schema.migrations.files import (
     discover,
     write_atomically,
 )
+
+from .migrate_support import migrate, write_files
 
 OLD = textwrap.dedent(
     """\
@@ -47,17 +48,6 @@ READER = textwrap.dedent(
 PLAIN = "def unrelated():\n    return 1\n"
 
 
-def tree(root: Path, files: dict[str, str | bytes]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-    return root
-
-
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     return {
         p.relative_to(root).as_posix(): (p.read_bytes(), p.stat().st_mtime_ns)
@@ -66,15 +56,11 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
-def migrate(*args: str | Path) -> int:
-    return main(["migrate", *map(str, args)])
-
-
 class TestExitCodesAndModes:
     def test_check_reports_pending_changes_and_writes_nothing(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        root = tree(tmp_path, {"app/send.py": OLD, "app/plain.py": PLAIN})
+        root = write_files(tmp_path, {"app/send.py": OLD, "app/plain.py": PLAIN})
         before = snapshot(root)
         assert migrate("--check", root) == 1
         assert snapshot(root) == before
@@ -82,7 +68,7 @@ class TestExitCodesAndModes:
         assert "1 would change" in out and "1 skipped" in out
 
     def test_write_then_nothing_left_to_do(self, tmp_path: Path) -> None:
-        root = tree(tmp_path, {"send.py": OLD})
+        root = write_files(tmp_path, {"send.py": OLD})
         assert migrate(root) == 0
         text = (root / "send.py").read_text()
         assert "    out.put(SessionMessage(message_id=mid, sender_session_id=me))\n" in text
@@ -94,14 +80,14 @@ class TestExitCodesAndModes:
     def test_warnings_alone_do_not_fail_check(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        root = tree(tmp_path, {"reader.py": READER})
+        root = write_files(tmp_path, {"reader.py": READER})
         assert migrate("--check", root) == 0
         assert "reader.py:5:11: chunk-identity/read:" in capsys.readouterr().out
 
     def test_diff_prints_and_changes_nothing(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        root = tree(tmp_path, {"send.py": OLD})
+        root = write_files(tmp_path, {"send.py": OLD})
         before = snapshot(root)
         assert migrate("--diff", root) == 0
         assert snapshot(root) == before
@@ -114,7 +100,7 @@ class TestExitCodesAndModes:
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
         broken = "from acp_schema.v2 import SessionMessageChunk\ndef broken(:\n    pass\n"
-        root = tree(tmp_path, {"a_broken.py": broken, "b_send.py": OLD})
+        root = write_files(tmp_path, {"a_broken.py": broken, "b_send.py": OLD})
         assert migrate(root) == 2
         out = capsys.readouterr().out
         # Python's own message and position (libcst's parser names the next line).
@@ -135,7 +121,7 @@ class TestExitCodesAndModes:
 
 class TestSelection:
     def test_family_and_rules(self, tmp_path: Path) -> None:
-        root = tree(tmp_path, {"send.py": OLD})
+        root = write_files(tmp_path, {"send.py": OLD})
         assert migrate("--check", "--disable", "chunk-identity", root) == 0
         assert migrate("--check", "--select", "chunk-identity/read", root) == 0
         assert migrate("--check", "--select", "chunk-identity", root) == 1
@@ -143,7 +129,7 @@ class TestSelection:
 
     def test_bindings_from_the_command_line_and_pyproject(self, tmp_path: Path) -> None:
         vendored = OLD.replace("acp_schema.v2", "vendored_acp.schema")
-        root = tree(tmp_path, {"app/send.py": vendored})
+        root = write_files(tmp_path, {"app/send.py": vendored})
         assert migrate("--check", root) == 0
         assert migrate("--check", "--bindings", "vendored_acp", root) == 1
         (root / "pyproject.toml").write_text(
@@ -154,7 +140,7 @@ class TestSelection:
 
 class TestFiles:
     def test_crlf_stays_crlf(self, tmp_path: Path) -> None:
-        root = tree(tmp_path, {"send.py": OLD.replace("\n", "\r\n").encode()})
+        root = write_files(tmp_path, {"send.py": OLD.replace("\n", "\r\n").encode()})
         assert migrate(root) == 0
         data = (root / "send.py").read_bytes()
         assert b"SessionMessage(message_id=mid" in data
@@ -163,7 +149,7 @@ class TestFiles:
 
     def test_encoding_and_mode_are_kept(self, tmp_path: Path) -> None:
         latin = "# -*- coding: latin-1 -*-\n# café\n" + OLD
-        root = tree(tmp_path, {"send.py": latin.encode("latin-1")})
+        root = write_files(tmp_path, {"send.py": latin.encode("latin-1")})
         (root / "send.py").chmod(0o640)
         assert migrate(root) == 0
         data = (root / "send.py").read_bytes()
@@ -172,7 +158,9 @@ class TestFiles:
         assert [p.name for p in root.iterdir()] == ["send.py"]  # no temp file left
 
     def test_exclude_globs(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        root = tree(tmp_path, {"app/send.py": OLD, "vendor/send.py": OLD, "app/gen_pb2.py": OLD})
+        root = write_files(
+            tmp_path, {"app/send.py": OLD, "vendor/send.py": OLD, "app/gen_pb2.py": OLD}
+        )
         assert migrate("--check", "--exclude", "vendor", "--exclude", "*_pb2.py", root) == 1
         out = capsys.readouterr().out
         assert "1 files scanned" in out
@@ -182,7 +170,7 @@ class TestFiles:
     def test_gitignore_with_git(self, tmp_path: Path) -> None:
         if shutil.which("git") is None:
             pytest.skip("git is not installed")
-        root = tree(
+        root = write_files(
             tmp_path,
             {
                 ".gitignore": "ignored/\n*.gen.py\n",
@@ -201,7 +189,7 @@ class TestFiles:
 
     def test_gitignore_without_git(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr("acp_schema.migrations.files.shutil.which", lambda name: None)
-        root = tree(
+        root = write_files(
             tmp_path,
             {
                 ".git/HEAD": "",
@@ -249,7 +237,7 @@ class TestFiles:
 class TestReports:
     def test_json_report(self, tmp_path: Path) -> None:
         broken = "SessionMessageChunk(\n"
-        root = tree(
+        root = write_files(
             tmp_path,
             {"send.py": OLD, "reader.py": READER, "plain.py": PLAIN, "broken.py": broken},
         )
@@ -284,7 +272,7 @@ class TestReports:
     def test_progress_bar_only_on_a_terminal(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        root = tree(tmp_path, {"send.py": OLD})
+        root = write_files(tmp_path, {"send.py": OLD})
         migrate("--check", root)
         assert "files" not in capsys.readouterr().err  # stderr is not a terminal here
         stream = io.StringIO()
@@ -317,7 +305,7 @@ CALLER = textwrap.dedent(
 
 class TestRepositoryRuns:
     def test_helper_called_from_another_module(self, tmp_path: Path) -> None:
-        root = tree(
+        root = write_files(
             tmp_path, {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
         )
         assert migrate(root) == 0
@@ -331,7 +319,7 @@ class TestRepositoryRuns:
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
-        root = tree(tmp_path, files)
+        root = write_files(tmp_path, files)
         from acp_schema.migrations import runner
 
         settle = runner._settle_helpers
@@ -357,7 +345,7 @@ class TestRepositoryRuns:
     ) -> None:
         broken = CALLER + "\ndef broken(:\n    pass\n"
         files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": broken}
-        root = tree(tmp_path, files)
+        root = write_files(tmp_path, files)
         assert migrate(root) == 2
         assert (root / "app" / "helpers.py").read_text() == HELPERS
         out = capsys.readouterr().out
@@ -365,9 +353,9 @@ class TestRepositoryRuns:
 
     def test_a_run_stopped_after_the_callers_is_finished_by_the_next(self, tmp_path: Path) -> None:
         files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
-        done = tree(tmp_path / "done", files)
+        done = write_files(tmp_path / "done", files)
         assert migrate(done) == 0
-        stopped = tree(tmp_path / "stopped", files)
+        stopped = write_files(tmp_path / "stopped", files)
         from acp_schema.migrations.rules import ALL_RULES
         from acp_schema.migrations.runner import Options, run, write_groups
 
@@ -393,7 +381,7 @@ class TestRepositoryRuns:
         }
         files.update({f"app/send_{n}.py": OLD.replace("mid", f"mid{n}") for n in range(6)})
         files.update({f"app/plain_{n}.py": PLAIN for n in range(6)})
-        one, two = tree(tmp_path / "one", files), tree(tmp_path / "two", files)
+        one, two = write_files(tmp_path / "one", files), write_files(tmp_path / "two", files)
         assert migrate("--json", tmp_path / "one.json", one) == 2
         assert migrate("--jobs", "2", "--json", tmp_path / "two.json", two) == 2
         assert {k: v[0] for k, v in snapshot(one).items()} == {
@@ -443,7 +431,7 @@ def test_an_internal_error_fails_only_its_file(
         return real(planner)
 
     monkeypatch.setattr(chunk_identity, "plan_module", fragile)
-    root = tree(tmp_path, {"a.py": OLD + "# boom\n", "b.py": OLD})
+    root = write_files(tmp_path, {"a.py": OLD + "# boom\n", "b.py": OLD})
     assert migrate(root) == 2
     out = capsys.readouterr().out
     assert "a.py: error: internal error, file left unchanged: RuntimeError: boom" in out

@@ -679,6 +679,19 @@ class TestLeftAlone(MigrationTest):
             """
         )
 
+    def test_relative_import_above_the_top_package(self) -> None:
+        # In `app.agent`, `..` climbs above the package `app`: Python refuses the import,
+        # so the name is not the bindings' chunk, whatever the dotted path after it says.
+        self.unchanged(
+            """
+            from ..acp_schema.v2 import SessionMessageChunk, TextContent
+
+            def send(out, mid, me):
+                out.put(SessionMessageChunk(message_id=mid, content=TextContent(text="x"), sender_session_id=me))
+            """,
+            module="app.agent",
+        )
+
     def test_session_message_and_other_classes(self) -> None:
         self.unchanged(
             """

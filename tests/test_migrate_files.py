@@ -15,11 +15,12 @@ from typing import ClassVar
 
 import pytest
 
-from acp_schema.cli import main
 from acp_schema.migrations import files as files_module
 from acp_schema.migrations.files import Write, discover, write_all
 from acp_schema.migrations.rules import ALL_RULES
 from acp_schema.migrations.runner import Options, migrate_bytes
+
+from .migrate_support import migrate, write_files
 
 OLD = textwrap.dedent(
     """\
@@ -33,21 +34,6 @@ OLD = textwrap.dedent(
 )
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-def migrate(*args: str | Path) -> int:
-    return main(["migrate", *map(str, args)])
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(text, encoding="utf-8")
-    return root
 
 
 def git(root: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -123,7 +109,7 @@ class TestGitignoreOracle:
         root = tmp_path / "repo"
         root.mkdir()
         assert git(root, "init", "-q").returncode == 0
-        write(root, {**self.GITIGNORE, **dict.fromkeys(self.FILES, "x = 1\n")})
+        write_files(root, {**self.GITIGNORE, **dict.fromkeys(self.FILES, "x = 1\n")})
         names = "\0".join(self.FILES).encode()
         checked = git(root, "check-ignore", "--no-index", "-z", "--stdin", stdin=names)
         assert checked.returncode in (0, 1), checked.stderr
@@ -149,14 +135,14 @@ class TestGitignoreOracle:
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         monkeypatch.setattr(files_module.shutil, "which", lambda name: None)
-        root = write(tmp_path, {".git/HEAD": "", ".gitignore": "gen/\n", "gen/a/x.py": OLD})
+        root = write_files(tmp_path, {".git/HEAD": "", ".gitignore": "gen/\n", "gen/a/x.py": OLD})
         assert discover([root / "gen" / "a"]).files == []
         assert discover([root / "gen" / "a" / "x.py"]).files == [root / "gen" / "a" / "x.py"]
 
 
 class TestLinksAndOwners:
     def test_symlink_is_kept_and_its_target_migrated_once(self, tmp_path: Path) -> None:
-        root = write(tmp_path, {"real/send.py": OLD})
+        root = write_files(tmp_path, {"real/send.py": OLD})
         (root / "link.py").symlink_to(root / "real" / "send.py")
         assert migrate(root) == 0
         assert (root / "link.py").is_symlink()
@@ -169,7 +155,7 @@ class TestLinksAndOwners:
         assert (root / "real" / "send.py").read_text() == migrated
 
     def test_hard_links_keep_sharing_the_file(self, tmp_path: Path) -> None:
-        root = write(tmp_path, {"send.py": OLD})
+        root = write_files(tmp_path, {"send.py": OLD})
         os.link(root / "send.py", root / "other_name.txt")
         inode = (root / "send.py").stat().st_ino
         assert migrate(root / "send.py") == 0
@@ -181,7 +167,7 @@ class TestLinksAndOwners:
         not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give files away"
     )
     def test_owner_and_mode_are_kept(self, tmp_path: Path) -> None:
-        root = write(tmp_path, {"send.py": OLD})
+        root = write_files(tmp_path, {"send.py": OLD})
         os.chown(root / "send.py", 4321, 4322)
         (root / "send.py").chmod(0o604)
         assert migrate(root) == 0
@@ -222,7 +208,7 @@ class TestAllOrNothing:
     def test_a_failed_rename_rolls_back_the_files_already_written(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        root = write(tmp_path, {"a.py": OLD, "b.py": OLD, "c.py": OLD})
+        root = write_files(tmp_path, {"a.py": OLD, "b.py": OLD, "c.py": OLD})
         real_replace = os.replace
         calls = []
 
@@ -249,7 +235,7 @@ class TestAllOrNothing:
     def test_a_failed_temporary_file_writes_nothing(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        root = write(tmp_path, {"a.py": OLD, "b.py": OLD})
+        root = write_files(tmp_path, {"a.py": OLD, "b.py": OLD})
         real = files_module.tempfile.mkstemp
         made = []
 
@@ -268,7 +254,7 @@ class TestAllOrNothing:
     def test_report_in_a_missing_directory_is_an_error_before_any_write(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        root = write(tmp_path, {"src/a.py": OLD})
+        root = write_files(tmp_path, {"src/a.py": OLD})
         assert migrate("--json", tmp_path / "no" / "such" / "report.json", root / "src") == 2
         assert (root / "src" / "a.py").read_text() == OLD
         err = capsys.readouterr().err
@@ -289,7 +275,7 @@ class TestDiff:
         root = tmp_path / "repo"
         root.mkdir()
         assert git(root, "init", "-q").returncode == 0
-        write(root, {f"src/{name}": data for name, data in self.SAMPLES.items()})
+        write_files(root, {f"src/{name}": data for name, data in self.SAMPLES.items()})
         done = subprocess.run(
             [sys.executable, "-m", "acp_schema", "migrate", "--diff", "src"],
             cwd=root,
@@ -318,7 +304,7 @@ class TestDiff:
         root = tmp_path / "repo"
         root.mkdir()
         assert git(root, "init", "-q").returncode == 0
-        write(root, {"real/send.py": OLD})
+        write_files(root, {"real/send.py": OLD})
         (root / "link.py").symlink_to(Path("real") / "send.py")
         done = subprocess.run(
             [sys.executable, "-m", "acp_schema", "migrate", "--diff", "link.py"],
@@ -358,7 +344,7 @@ class TestParseProblems:
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
         head = "from acp_schema.v2 import SessionMessageChunk\n"
-        root = write(
+        root = write_files(
             tmp_path,
             {
                 "a_parens.py": head + "x = " + "(" * 1000 + "1" + ")" * 1000 + "\n",

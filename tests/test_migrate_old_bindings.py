@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from acp_schema.cli import main
 from acp_schema.migrations.old_bindings import find_old_bindings
+
+from .migrate_support import migrate, write_files
 
 MODELS = textwrap.dedent(
     """\
@@ -44,23 +45,11 @@ SEND = textwrap.dedent(
 )
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
-def migrate(*args: str | Path) -> int:
-    return main(["migrate", *map(str, args)])
-
-
 class TestDetection:
     def test_vendored_models_are_reported_and_used_as_bindings(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        root = write(
+        root = write_files(
             tmp_path,
             {
                 "app/__init__.py": "",
@@ -96,7 +85,7 @@ class TestDetection:
         assert migrate("--check", root / "app") == 0
 
     def test_worker_processes_see_the_detected_bindings(self, tmp_path: Path) -> None:
-        root = write(
+        root = write_files(
             tmp_path,
             {
                 "app/__init__.py": "",
@@ -110,7 +99,7 @@ class TestDetection:
             assert "SessionMessage(message_id=mid" in (root / "app" / name).read_text()
 
     def test_re_exports_are_followed(self, tmp_path: Path) -> None:
-        root = write(
+        root = write_files(
             tmp_path,
             {
                 "vendor/__init__.py": "from .models import *\n",
@@ -134,7 +123,7 @@ class TestDetection:
         models = MODELS.split("\n\n\nclass SessionMessageChunk")[0].replace(
             "class SessionMessage(", "class SessionMessageChunk("
         )
-        root = write(
+        root = write_files(
             tmp_path,
             {
                 "old/__init__.py": "",
@@ -214,7 +203,7 @@ class TestDetection:
                 return env.sender_session_id
             """
         )
-        root = write(
+        root = write_files(
             tmp_path,
             {
                 "app/__init__.py": "",
@@ -230,7 +219,7 @@ class TestDetection:
         assert (root / "app" / "use.py").read_text() == use
 
     def test_disabling_the_rule_turns_detection_off(self, tmp_path: Path) -> None:
-        root = write(
+        root = write_files(
             tmp_path,
             {
                 "app/__init__.py": "",
@@ -245,7 +234,7 @@ class TestDetection:
 class TestConfiguration:
     def test_nearest_pyproject_per_file_whatever_the_order(self, tmp_path: Path) -> None:
         vendored = SEND.format(module="vendored_acp.schema")
-        write(
+        write_files(
             tmp_path,
             {
                 "mono/.git/HEAD": "",
@@ -266,7 +255,7 @@ class TestConfiguration:
 
     def test_table_above_the_repository_root_is_not_read(self, tmp_path: Path) -> None:
         vendored = SEND.format(module="vendored_acp.schema")
-        write(
+        write_files(
             tmp_path,
             {
                 "pyproject.toml": '[tool.acp-schema.migrate]\nbindings = ["vendored_acp"]\n',
@@ -278,7 +267,7 @@ class TestConfiguration:
 
     def test_excludes_are_relative_to_their_pyproject(self, tmp_path: Path) -> None:
         old = SEND.format(module="acp_schema.v2")
-        write(
+        write_files(
             tmp_path,
             {
                 "proj/pyproject.toml": '[tool.acp-schema.migrate]\nexclude = ["gen/*"]\n',
@@ -308,7 +297,7 @@ class TestConfiguration:
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, problem: str
     ) -> None:
         old = SEND.format(module="acp_schema.v2")
-        write(tmp_path, {"pyproject.toml": text, "send.py": old})
+        write_files(tmp_path, {"pyproject.toml": text, "send.py": old})
         assert migrate(tmp_path) == 2
         captured = capsys.readouterr()
         assert captured.err.count("\n") == 1, captured.err

@@ -31,7 +31,6 @@ from pydantic import BaseModel
 
 from acp_schema import v1, v2
 from acp_schema._runtime import AcpModel
-from acp_schema.transcripts import TranscriptStore
 
 COUNT = 20_000
 REPEAT = 7
@@ -364,21 +363,13 @@ def import_report() -> dict[str, tuple[float, float]]:
 
 
 def store_report() -> float:
-    from tests.bench.transcripts import generate_log
+    from tests.bench.transcripts import generate_log, store_run
 
     data = generate_log(STORE_LINES)
     validate = V2Message.model_validate_json
-
-    def store_run() -> TranscriptStore:
-        store = TranscriptStore("v2")
-        apply, link = store.apply, store.link
-        for line in data:
-            entry = apply(line)
-            if entry is not None:
-                link(entry.session_id, entry.message_id)
-        return store
-
-    timed = best_of({"decode": discard(validate, data), "store": store_run}, repeat=STORE_REPEAT)
+    timed = best_of(
+        {"decode": discard(validate, data), "store": lambda: store_run(data)}, repeat=STORE_REPEAT
+    )
     decode, store = timed["decode"], timed["store"]
     print(f"\ntranscript store, {len(data):,} lines of the tests/bench/transcripts.py log")
     print(f"decode only, GC on: {len(data) / decode:12,.0f} lines/s")

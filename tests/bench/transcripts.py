@@ -164,7 +164,7 @@ def _decode_and_keep(lines: list[bytes]) -> list[object]:
     return kept
 
 
-def _store_run(lines: list[bytes]) -> TranscriptStore:
+def store_run(lines: list[bytes]) -> TranscriptStore:
     store = TranscriptStore("v2")
     apply, link = store.apply, store.link
     for line in lines:
@@ -183,7 +183,7 @@ def _json_loads(lines: list[bytes]) -> None:
 def _store_run_gc_paused(lines: list[bytes]) -> TranscriptStore:
     gc.disable()
     try:
-        return _store_run(lines)
+        return store_run(lines)
     finally:
         gc.enable()
 
@@ -220,7 +220,7 @@ def main() -> None:
         "json.loads (context)": _json_loads,
         decode: _decode_only,
         "decode + keep content (context)": _decode_and_keep,
-        store: _store_run,
+        store: store_run,
         "store, GC paused (diagnostic)": _store_run_gc_paused,
     }
     best = dict.fromkeys(runs, float("inf"))
@@ -238,10 +238,10 @@ def main() -> None:
     for name, run in ((decode, _decode_only), ("decode + keep content", _decode_and_keep)):
         peak, held = _peak_bytes(run, lines)
         print(f"{name:<34} {peak / 1e6:>12.1f} {held / 1e6:>9.1f}")
-    peak, held = _peak_bytes(_store_run, lines)
+    peak, held = _peak_bytes(store_run, lines)
     print(f"{store:<34} {peak / 1e6:>12.1f} {held / 1e6:>9.1f}")
 
-    final = _store_run(lines)
+    final = store_run(lines)
     states = Counter(
         link.state
         for entry in final
