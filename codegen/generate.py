@@ -23,6 +23,7 @@ import libcst as cst
 from acp_schema.cli_common import ignore_interrupts
 
 from .class_names import class_name
+from .fast_target import fast_module
 from .method_roles import MethodEntry, MethodRoles, definitions, read_method_roles
 from .out_dir import inspect_out_dir, write_out_dirs
 from .package_files import GENERATED_FILES, GENERATOR, header_lines, seal
@@ -308,9 +309,11 @@ def render(schema_path: Path) -> list[GeneratedFile]:
         message = f"datamodel-codegen did not emit the classes {', '.join(missing)} by name"
         raise SchemaError(schema_path, [Problem("", f"cannot be generated: {message}")])
     methods = ruff_format(_methods_module(roles, file_header, classes), "methods.py")
+    fast = ruff_format(fast_module(models, file_header), "fast.py")
     return [
         GeneratedFile("__init__.py", seal(models)),
         GeneratedFile("methods.py", seal(methods)),
+        GeneratedFile("fast.py", seal(fast)),
         GeneratedFile("py.typed", ""),
     ]
 
