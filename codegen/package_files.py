@@ -15,8 +15,8 @@ GENERATOR = "datamodel-code-generator"
 
 # What `generate.render` writes into a package directory; the test suite checks that
 # these lists still match a real render.
-GENERATED_FILES = ("__init__.py", "fast.py", "methods.py", "py.typed")
-HEADERED_FILES = ("__init__.py", "fast.py", "methods.py")
+GENERATED_FILES = ("__init__.py", "methods.py", "fast.py", "py.typed")
+HEADERED_FILES = ("__init__.py", "methods.py", "fast.py")
 
 # Left behind by Python itself, not by the generator.
 IGNORED_NAMES = frozenset({"__pycache__"})
