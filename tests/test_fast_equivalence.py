@@ -74,9 +74,7 @@ def definitions(version: str) -> dict[str, str]:
     """Struct name -> schema definition name, for the mirrored definitions."""
     mirrored = structs(version).keys() | aliases(version).keys()
     return {
-        class_name(name): name
-        for name in strategies(version).defs
-        if class_name(name) in mirrored
+        class_name(name): name for name in strategies(version).defs if class_name(name) in mirrored
     }
 
 
@@ -361,9 +359,7 @@ def test_tags_are_class_attributes_with_the_model_attribute_name() -> None:
 
 
 def test_a_model_with_an_unknown_key_has_no_fast_form() -> None:
-    model = v2.UpdateSessionNotification.model_validate_json(
-        CHUNK % ('"hi"', ',"xFuture":1')
-    )
+    model = v2.UpdateSessionNotification.model_validate_json(CHUNK % ('"hi"', ',"xFuture":1'))
     with pytest.raises(_fast.NotFastError, match="UpdateSessionNotification"):
         fast_v2.UpdateSessionNotification.from_model(model)
 
