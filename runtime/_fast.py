@@ -31,6 +31,10 @@ M = TypeVar("M")
 
 _DECODERS: dict[type[Any], msgspec.json.Decoder[Any]] = {}
 _ENCODER = msgspec.json.Encoder()
+# How msgspec refuses input: not decodable or not valid (DecodeError), too deep, a `str`
+# holding a lone surrogate (which it cannot encode to UTF-8), not text at all. The model
+# decides every one of them.
+_REFUSED = (msgspec.DecodeError, RecursionError, UnicodeError, TypeError)
 
 
 class NotFastError(ValueError):
@@ -65,7 +69,7 @@ class FastStruct(msgspec.Struct, Generic[M], forbid_unknown_fields=True, gc=Fals
         try:
             result: Self = decoder.decode(data)
             return result
-        except (msgspec.DecodeError, RecursionError):
+        except _REFUSED:
             pass
         if isinstance(data, memoryview):
             data = data.tobytes()

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 import acp_schema
 from acp_schema.codegen.class_names import class_name
 from acp_schema.codegen.generate import generate_many
@@ -54,6 +56,7 @@ class Cell:
     package: str = ""  # the generated package that stands for it (shared when identical)
     problems: list[str] = field(default_factory=list)
     decoded: int = 0
+    fast: int = 0  # of those, taken by the fast path (and agreeing with the model)
 
 
 @dataclass
@@ -71,11 +74,12 @@ class Matrix:
     def summary(self) -> str:
         passed = len(self.cells) - len(self.failed)
         decoded = sum({c.package: c.decoded for c in self.cells}.values())
+        fast = sum({c.package: c.fast for c in self.cells}.values())
         return (
             f"release matrix: {len(RELEASES)} versions x {len(PROTOCOLS)} protocols x "
             f"stable/unstable = {len(self.cells)} schema files, {self.unique} unique, "
             f"{self.generated} generated, {self.mypy_clean} mypy-clean, "
-            f"{decoded} messages decoded: {passed} passed, "
+            f"{decoded} messages decoded ({fast} also by the fast path, alike): {passed} passed, "
             f"{len(self.failed)} failed in {self.seconds:.0f} s"
         )
 
@@ -121,12 +125,13 @@ def run(cells: list[Cell], workdir: Path) -> Matrix:
     try:
         for same in by_digest.values():
             if not same[0].problems:
-                decoded, problems = _decode_all(same[0])
+                decoded, fast, problems = _decode_all(same[0])
                 numbered = numbered_names(same[0], workdir)
                 if numbered:
                     problems.append(f"numbered classes: {', '.join(numbered)}")
                 for cell in same:
-                    cell.decoded, cell.problems = decoded, cell.problems + problems
+                    cell.decoded, cell.fast = decoded, fast
+                    cell.problems += problems
     finally:
         sys.path.remove(str(workdir))
     packages = sorted({c.package for c in cells if not c.problems})
@@ -154,17 +159,36 @@ def numbered_names(cell: Cell, workdir: Path) -> list[str]:
     return sorted(n for n in names if n[-1].isdigit() and n not in declared)
 
 
-def _decode_all(cell: Cell) -> tuple[int, list[str]]:
-    """Decode a message of every method-table entry; each must encode back to its JSON."""
+def _fast_problem(fast_module: Any, name: str, payload: Any, value: Any) -> str | None:
+    """Decode `payload` with the fast Struct named `name`, if there is one: None if it
+    refuses, "" if it agrees with the model's `value`, else what differs."""
+    struct_type = getattr(fast_module, name, None)
+    if not isinstance(struct_type, type) or struct_type.__name__ != name:
+        return None
+    try:
+        struct = msgspec.json.decode(json.dumps(payload), type=struct_type)
+    except msgspec.DecodeError:
+        return None
+    if json.loads(struct.model_dump_json()) != json.loads(value.model_dump_json()):
+        return "the fast path decodes it to another JSON value"
+    if struct.to_model() != value:
+        return "the fast path's to_model() differs from the model"
+    return ""
+
+
+def _decode_all(cell: Cell) -> tuple[int, int, list[str]]:
+    """Decode a message of every method-table entry; each must encode back to its JSON,
+    and where the fast path takes its params or result, decode to the same content."""
     doc = json.loads(cell.path.read_text(encoding="utf-8"))
     instances = MinimalInstances(doc)
     module = importlib.import_module(f"{cell.package}.{cell.protocol}.methods")
+    fast_module = importlib.import_module(f"{cell.package}.{cell.protocol}.fast")
     table = module.METHODS
     roles = read_method_roles(doc)
     problems = []
     if len(table) != len(roles.entries):
         problems.append(f"method table has {len(table)} entries, the schema {len(roles.entries)}")
-    decoded = 0
+    decoded = fast = 0
     for method in table:
         kinds: list[tuple[str, Any]] = [("params", method.params)]
         if not method.is_notification:
@@ -188,7 +212,12 @@ def _decode_all(cell: Cell) -> tuple[int, list[str]]:
             if back != payload:
                 problems.append(f"{method.name} ({method.side}) {slot}: re-encodes differently")
             decoded += 1
-    return decoded, problems
+            if kind is not None:
+                problem = _fast_problem(fast_module, kind.__name__, payload, value)
+                fast += problem == ""
+                if problem:
+                    problems.append(f"{method.name} ({method.side}) {slot}: {problem}")
+    return decoded, fast, problems
 
 
 def mypy_strict(workdir: Path, packages: list[str]) -> dict[str, str]:

@@ -97,7 +97,7 @@ def check(version: str, name: str, text: str | bytes) -> bool:
     assert struct_type.model_type() is model_type
     try:
         fast = decoder(struct_type).decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeError):
         fast = None
     try:
         model: BaseModel | None = model_type.model_validate_json(text)
@@ -297,6 +297,11 @@ TEXTS = [
 def test_edge_texts_decode_alike(version: str, text: str) -> None:
     check(version, NOTIFICATIONS[version], text)
     check(version, NOTIFICATIONS[version], text.encode("utf-8", "surrogatepass"))
+
+
+def test_a_str_with_a_lone_surrogate_takes_the_models_path() -> None:
+    text = CHUNK % ('"hi"', "")
+    check("v2", "UpdateSessionNotification", text.replace("hi", "h\ud800i"))
 
 
 def test_bytes_that_are_not_utf8_take_the_models_path() -> None:
