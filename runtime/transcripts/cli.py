@@ -336,6 +336,7 @@ def participants(entry: MessageEntry) -> str:
 
 def message_fields(entry: MessageEntry) -> dict[str, Any]:
     """A message as it stands: identity, text, content in wire form, `_meta`s."""
+    from .store import wire_form
     return {
         "sessionId": entry.session_id,
         "messageId": entry.message_id,
@@ -345,7 +346,7 @@ def message_fields(entry: MessageEntry) -> dict[str, Any]:
         "senderMessageId": entry.sender_message_id,
         "recipientMessageId": entry.recipient_message_id,
         "text": content_text(entry.content),
-        "content": [block.model_dump(mode="json") for block in entry.content],
+        "content": [wire_form(block) for block in entry.content],
         "_meta": entry.meta,
         "chunks": [{"_meta": chunk.meta} for chunk in entry.chunks],
     }
