@@ -337,6 +337,7 @@ def participants(entry: MessageEntry) -> str:
 def message_fields(entry: MessageEntry) -> dict[str, Any]:
     """A message as it stands: identity, text, content in wire form, `_meta`s."""
     from .store import wire_form
+
     return {
         "sessionId": entry.session_id,
         "messageId": entry.message_id,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, TypeVar, cast
 
@@ -337,7 +337,9 @@ class _Codec:
         self.fast_params_type: type[msgspec.Struct] = getattr(fast, params_name)
         self.fast_message_type: type[msgspec.Struct] = fast.SessionMessage
         self.fast_chunk_type: type[msgspec.Struct] = fast.SessionMessageChunk
-        self.fast_decode = msgspec.json.Decoder(_fast_envelope(self.fast_params_type)).decode
+        self.fast_decode: Callable[[str | bytes], Any] = msgspec.json.Decoder(
+            _fast_envelope(self.fast_params_type)
+        ).decode
 
     def decode(self, message: str | bytes | bytearray | dict[str, Any]) -> Any:
         """The notification params of a raw JSON-RPC message, or a `TranscriptError`."""
@@ -517,7 +519,8 @@ class TranscriptStore:
                 try:
                     params = fast_decode(raw).params
                 except (msgspec.DecodeError, RecursionError):
-                    pass  # not exactly what the Structs hold: the models decode it, or say why
+                    # Not exactly what the Structs hold: the models decode it, or say why.
+                    params = None
             if params is None:
                 try:
                     envelope = self._validate_json(raw)
@@ -527,9 +530,11 @@ class TranscriptStore:
                 if "id" in envelope.__pydantic_fields_set__:
                     raise UpdateDecodeError(NOT_A_REQUEST)
                 params = envelope.params
-        elif kind is self._params_type or isinstance(message, self._params_type):
-            params = message
-        elif kind is self._fast_params_type:
+        elif (
+            kind is self._params_type
+            or kind is self._fast_params_type
+            or isinstance(message, self._params_type)
+        ):
             params = message
         elif isinstance(message, (str, bytes, bytearray, dict)):
             params = self._codec.decode(message)
