@@ -8,6 +8,7 @@ line); each test runs both ways and checks that both paths were actually taken.
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from acp_schema._fast import FastStruct
 from acp_schema.cli import main
@@ -192,6 +194,21 @@ def test_fast_params_are_applied() -> None:
     entry = store.apply(params)
     assert entry is not None and entry.direction == "outgoing"
     assert [wire_form(b) for b in entry.content] == [text("hi")]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@SETTINGS
+@given(data=st.data())
+def test_wire_form_of_a_struct_is_the_models_dump(version: Version, data: st.DataObject) -> None:
+    """Same keys, same order, same values as the model decoded from the same text."""
+    package = importlib.import_module(f"acp_schema.{version}")
+    text = json.dumps(data.draw(strategies(version).for_def("ContentBlock")))
+    try:
+        block = msgspec.json.decode(text, type=package.fast.ContentBlock)
+    except msgspec.DecodeError:
+        return  # the model's path; its wire form is the model's own dump
+    model = TypeAdapter(package.ContentBlock).validate_json(text)
+    assert json.dumps(wire_form(block)) == json.dumps(model.model_dump(mode="json"))
 
 
 # --- the same state, whichever path decoded each line -------------------------------------

@@ -291,11 +291,41 @@ class MessageEntry:
 def wire_form(block: ContentBlock) -> dict[str, Any]:
     """A content block as JSON values, exactly as its model's `model_dump(mode="json")`
     gives them (same keys, same order), whether `block` is a fast Struct or a model."""
-    if isinstance(block, FastStruct):
-        # Through the model: it fixes the key order (a Struct writes its tag first).
-        block = block.to_model()
-    wire: dict[str, Any] = block.model_dump(mode="json")
+    wire: dict[str, Any] = (
+        _struct_wire(block) if isinstance(block, FastStruct) else block.model_dump(mode="json")
+    )
     return wire
+
+
+def _struct_wire(value: Any) -> Any:
+    """What the model's JSON-mode dump holds for a Struct's value: keys by alias in the
+    model's field order (msgspec would put a tag first), omitted fields left out. A Struct
+    holds JSON values only (no enums, no bytes), so nothing else needs converting."""
+    if isinstance(value, FastStruct):
+        return {
+            key: _struct_wire(item)
+            for name, key in _dump_keys(type(value))
+            if (item := getattr(value, name)) is not UNSET
+        }
+    if value.__class__ is list:
+        return [_struct_wire(item) for item in value]
+    if value.__class__ is dict:
+        return {key: _struct_wire(item) for key, item in value.items()}
+    return value
+
+
+_DUMP_KEYS: dict[type[Any], tuple[tuple[str, str], ...]] = {}
+
+
+def _dump_keys(struct_type: type[FastStruct[Any]]) -> tuple[tuple[str, str], ...]:
+    """(attribute, wire key) of each field, in the order the model dumps them."""
+    keys = _DUMP_KEYS.get(struct_type)
+    if keys is None:
+        fields = struct_type.model_type().model_fields  # type: ignore[attr-defined]
+        keys = _DUMP_KEYS[struct_type] = tuple(
+            (name, info.serialization_alias or info.alias or name) for name, info in fields.items()
+        )
+    return keys
 
 
 def _role(entry: MessageEntry) -> Literal["outgoing", "incoming"] | None:
