@@ -2,7 +2,8 @@
 
 The log holds one JSON-RPC message per line, as an Agent sent them. It is read line by line
 (never whole) and every `session/update` goes to `acp_schema.transcripts.TranscriptStore`
-(`apply_skimming`: other update kinds are recognised by their tag, not decoded). Output
+(`apply_skimming`: other update kinds are recognised by their tag, not decoded; session
+messages take the store's fast path, and the output is the same bytes either way). Output
 streams: a session message is printed once its transcript moves on to another session
 message, and what only the whole log can tell (links, conflicts, messages changed after they
 were printed) follows at the end. docs/session-messages.md describes both output forms.

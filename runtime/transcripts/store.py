@@ -13,6 +13,11 @@ unlinked. It is a pure function of what the entries know, answered from two inde
 apply keeps up to date (entries by address, and the addresses references name). What an
 entry knows only grows (a participant ID or reference, once known, never changes), so the
 final state does not depend on how the updates of different entries interleave.
+
+JSON text is decoded by the fast path first (msgspec Structs, `acp_schema._fast`) and by the
+models only when the Structs refuse it, which is where every error and explanation comes
+from. The state is the same whichever path decoded a line; only the type of a content block
+differs (the rule: `MessageEntry`; docs/session-messages.md, "Decoded types").
 """
 
 from __future__ import annotations
