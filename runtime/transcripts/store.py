@@ -326,7 +326,7 @@ def _dump_keys(struct_type: type[FastStruct[Any]]) -> tuple[tuple[str, str], ...
     """(attribute, wire key) of each field, in the order the model dumps them."""
     keys = _DUMP_KEYS.get(struct_type)
     if keys is None:
-        fields = struct_type.model_type().model_fields  # type: ignore[attr-defined]
+        fields = struct_type.model_type().model_fields
         keys = _DUMP_KEYS[struct_type] = tuple(
             (name, info.serialization_alias or info.alias or name) for name, info in fields.items()
         )
