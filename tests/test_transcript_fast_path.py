@@ -182,6 +182,31 @@ def test_blocks_follow_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not isinstance(block, FastStruct)
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_errors_are_the_models_errors(version: Version) -> None:
+    """Lines the Structs refuse raise what the models raise, from `str` and `bytes` alike."""
+    bad = [
+        note("A", upsert("\udc80")),  # json.dumps escapes the lone surrogate
+        note("A", upsert("o1"), id=3),
+        note("A", upsert(None)),
+        '{"jsonrpc": "2.0", "method": "session/update", "params": ',
+    ]
+    # A `str` holding a lone surrogate itself (not Unicode text; bytes get it escaped).
+    raw_surrogate = note("A", upsert("x")).replace('"x"', '"\udc80"')
+    for line in [*bad, raw_surrogate]:
+        found = []
+        for fast in (True, False):
+            store = TranscriptStore(version)
+            if not fast:
+                store._fast_decode = None
+            for data in (line, line.encode(errors="surrogateescape")):
+                with pytest.raises(TranscriptError) as error:
+                    store.apply(data)
+                found.append((type(error.value), str(error.value)))
+            assert len(store) == 0
+        assert found[:2] == found[2:]
+
+
 def test_fast_params_are_applied() -> None:
     """`apply` takes the fast params Struct as it takes the params model."""
     from acp_schema.v2 import fast

@@ -553,8 +553,9 @@ class TranscriptStore:
             if fast_decode is not None:
                 try:
                     params = fast_decode(raw).params
-                except (msgspec.DecodeError, RecursionError):
-                    # Not exactly what the Structs hold: the models decode it, or say why.
+                except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
+                    # Not exactly what the Structs hold (or a `str` that is not Unicode text,
+                    # a lone surrogate): the models decode it, or say why.
                     params = None
             if params is None:
                 try:
