@@ -538,8 +538,9 @@ class TranscriptStore:
     ) -> MessageEntry | None:
         """Apply one notification; return the entry it touched, or None for other kinds.
 
-        `message` is decoded notification params of this store's version, or a whole
-        JSON-RPC `session/update` message as a dict or JSON text. Raises
+        `message` is decoded notification params of this store's version (the model or
+        its fast Struct), or a whole JSON-RPC `session/update` message as a dict or JSON
+        text (text takes the fast path first, see the module docstring). Raises
         `UpdateDecodeError` for a session/update that does not decode and
         `NotSessionUpdateError` for any other JSON-RPC message; the store is then unchanged.
         """
