@@ -14,7 +14,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from acp_schema.transcripts import Address, Link, TranscriptStore, Version
+from acp_schema.transcripts import Address, Link, TranscriptStore, Version, wire_form
 
 VERSIONS = ("v1", "v2")
 
@@ -395,9 +395,9 @@ def final_state(store: TranscriptStore) -> dict[tuple[str, str], tuple[object, .
             entry.sender_message_id,
             entry.recipient_message_id,
             entry.direction,
-            [block.model_dump() for block in entry.content],
+            [wire_form(block) for block in entry.content],
             entry.meta,
-            [(c.content.model_dump(), c.meta) for c in entry.chunks],
+            [(wire_form(c.content), c.meta) for c in entry.chunks],
             entry.conflicts,
             store.link(entry.session_id, entry.message_id),
         )

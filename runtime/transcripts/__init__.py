@@ -16,6 +16,7 @@ from .store import (
     TranscriptStore,
     UpdateDecodeError,
     Version,
+    wire_form,
 )
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "TranscriptStore",
     "UpdateDecodeError",
     "Version",
+    "wire_form",
 ]

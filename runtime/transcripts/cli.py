@@ -2,7 +2,8 @@
 
 The log holds one JSON-RPC message per line, as an Agent sent them. It is read line by line
 (never whole) and every `session/update` goes to `acp_schema.transcripts.TranscriptStore`
-(`apply_skimming`: other update kinds are recognised by their tag, not decoded). Output
+(`apply_skimming`: other update kinds are recognised by their tag, not decoded; session
+messages take the store's fast path, and the output is the same bytes either way). Output
 streams: a session message is printed once its transcript moves on to another session
 message, and what only the whole log can tell (links, conflicts, messages changed after they
 were printed) follows at the end. docs/session-messages.md describes both output forms.
@@ -336,6 +337,8 @@ def participants(entry: MessageEntry) -> str:
 
 def message_fields(entry: MessageEntry) -> dict[str, Any]:
     """A message as it stands: identity, text, content in wire form, `_meta`s."""
+    from .store import wire_form
+
     return {
         "sessionId": entry.session_id,
         "messageId": entry.message_id,
@@ -345,7 +348,7 @@ def message_fields(entry: MessageEntry) -> dict[str, Any]:
         "senderMessageId": entry.sender_message_id,
         "recipientMessageId": entry.recipient_message_id,
         "text": content_text(entry.content),
-        "content": [block.model_dump(mode="json") for block in entry.content],
+        "content": [wire_form(block) for block in entry.content],
         "_meta": entry.meta,
         "chunks": [{"_meta": chunk.meta} for chunk in entry.chunks],
     }

@@ -13,26 +13,42 @@ unlinked. It is a pure function of what the entries know, answered from two inde
 apply keeps up to date (entries by address, and the addresses references name). What an
 entry knows only grows (a participant ID or reference, once known, never changes), so the
 final state does not depend on how the updates of different entries interleave.
+
+JSON text is decoded by the fast path first (msgspec Structs, `acp_schema._fast`) and by the
+models only when the Structs refuse it, which is where every error and explanation comes
+from. The state is the same whichever path decoded a line; only the type of a content block
+differs (the rule: `MessageEntry`; docs/session-messages.md, "Decoded types").
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, TypeVar, cast
 
+import msgspec
+from msgspec import UNSET
 from pydantic import MISSING, BaseModel, ValidationError
 from pydantic_core import from_json
 
+from .._fast import FastStruct
 from .._runtime import AcpModel, TagDispatch, _nan_problem
 
 if TYPE_CHECKING:
     from acp_schema import v1, v2
+    from acp_schema.v1 import fast as v1_fast
+    from acp_schema.v2 import fast as v2_fast
 
-    ContentBlock: TypeAlias = "v1.ContentBlock | v2.ContentBlock"
-    Notification: TypeAlias = "v1.SessionNotification | v2.UpdateSessionNotification"
+    # A model, or the fast Struct of the same name (the rule: `MessageEntry`).
+    ContentBlock: TypeAlias = (
+        "v1.ContentBlock | v2.ContentBlock | v1_fast.ContentBlock | v2_fast.ContentBlock"
+    )
+    Notification: TypeAlias = (
+        "v1.SessionNotification | v2.UpdateSessionNotification"
+        " | v1_fast.SessionNotification | v2_fast.UpdateSessionNotification"
+    )
 
 __all__ = [
     "Address",
@@ -47,6 +63,7 @@ __all__ = [
     "TranscriptStore",
     "UpdateDecodeError",
     "Version",
+    "wire_form",
 ]
 
 Version = Literal["v1", "v2"]
@@ -98,6 +115,8 @@ class ChunkRecord(NamedTuple):
 
     A chunk's `_meta` belongs to the chunk alone (rule M): it is kept here and never
     reaches the entry's `meta`. `None` when the chunk had none (omitted, null, malformed).
+    `content` follows the store's one rule for blocks (see `MessageEntry`): the fast
+    Struct when the chunk's line took the fast path, else the model.
     """
 
     content: ContentBlock
@@ -165,6 +184,14 @@ class MessageEntry:
     Read it, do not change it: the store owns it and updates it in place. `content` is the
     list of content blocks (empty when none or cleared) and `meta` the entry's `_meta`.
     The four identity attributes are `None` until a concrete value arrives (rule P).
+
+    The one rule for blocks: a block is the `acp_schema.vN.fast` Struct (`TextContent`,
+    `ResourceLink`, ...) when the update that brought it took the fast path (a line msgspec
+    decodes exactly, `acp_schema._fast`), else the model of the same class name; one
+    entry's list may hold both. Both have the same attribute names and values (read the
+    tag as `block.type` either way; an omitted field is `msgspec.UNSET` on a Struct,
+    `MISSING` on a model); `to_model()` gives a Struct's model. `meta`, the identity
+    attributes and chunk `_meta`s are plain values whichever path decoded the line.
     """
 
     __slots__ = (
@@ -266,6 +293,46 @@ class MessageEntry:
         )
 
 
+def wire_form(block: ContentBlock) -> dict[str, Any]:
+    """A content block as JSON values, exactly as its model's `model_dump(mode="json")`
+    gives them (same keys, same order), whether `block` is a fast Struct or a model."""
+    wire: dict[str, Any] = (
+        _struct_wire(block) if isinstance(block, FastStruct) else block.model_dump(mode="json")
+    )
+    return wire
+
+
+def _struct_wire(value: Any) -> Any:
+    """What the model's JSON-mode dump holds for a Struct's value: keys by alias in the
+    model's field order (msgspec would put a tag first), omitted fields left out. A Struct
+    holds JSON values only (no enums, no bytes), so nothing else needs converting."""
+    if isinstance(value, FastStruct):
+        return {
+            key: _struct_wire(item)
+            for name, key in _dump_keys(type(value))
+            if (item := getattr(value, name)) is not UNSET
+        }
+    if value.__class__ is list:
+        return [_struct_wire(item) for item in value]
+    if value.__class__ is dict:
+        return {key: _struct_wire(item) for key, item in value.items()}
+    return value
+
+
+_DUMP_KEYS: dict[type[Any], tuple[tuple[str, str], ...]] = {}
+
+
+def _dump_keys(struct_type: type[FastStruct[Any]]) -> tuple[tuple[str, str], ...]:
+    """(attribute, wire key) of each field, in the order the model dumps them."""
+    keys = _DUMP_KEYS.get(struct_type)
+    if keys is None:
+        fields = struct_type.model_type().model_fields
+        keys = _DUMP_KEYS[struct_type] = tuple(
+            (name, info.serialization_alias or info.alias or name) for name, info in fields.items()
+        )
+    return keys
+
+
 def _role(entry: MessageEntry) -> Literal["outgoing", "incoming"] | None:
     """The view an entry says it is by the one reference it carries (rule L1)."""
     outgoing = entry.recipient_message_id is not None
@@ -294,13 +361,20 @@ class _Codec:
 
     def __init__(self, version: Version) -> None:
         module = importlib.import_module(f"acp_schema.{version}")
-        self.params_type: type[BaseModel] = (
-            module.SessionNotification if version == "v1" else module.UpdateSessionNotification
-        )
+        params_name = "SessionNotification" if version == "v1" else "UpdateSessionNotification"
+        self.params_type: type[BaseModel] = getattr(module, params_name)
         self.message_type: type[BaseModel] = module.SessionMessage
         self.chunk_type: type[BaseModel] = module.SessionMessageChunk
         self.envelope: type[_Envelope[Any]] = _Envelope[self.params_type]  # type: ignore[name-defined]
         self.closed_kinds = _closed_update_kinds(self.params_type)
+        # The fast path (acp_schema._fast): the same envelope as msgspec Structs, strict.
+        fast = importlib.import_module(f"acp_schema.{version}.fast")
+        self.fast_params_type: type[msgspec.Struct] = getattr(fast, params_name)
+        self.fast_message_type: type[msgspec.Struct] = fast.SessionMessage
+        self.fast_chunk_type: type[msgspec.Struct] = fast.SessionMessageChunk
+        self.fast_decode: Callable[[str | bytes], Any] = msgspec.json.Decoder(
+            _fast_envelope(self.fast_params_type)
+        ).decode
 
     def decode(self, message: str | bytes | bytearray | dict[str, Any]) -> Any:
         """The notification params of a raw JSON-RPC message, or a `TranscriptError`."""
@@ -347,6 +421,21 @@ class _Codec:
         decode_error = UpdateDecodeError(f"{METHOD} does not decode: {_summary(error)}")
         decode_error.__cause__ = error
         return decode_error
+
+
+def _fast_envelope(params_type: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    """A whole `session/update` notification as a Struct: an `id` or any other unknown key
+    is refused (the model's path then says why), like everything the params Struct refuses."""
+    return msgspec.defstruct(
+        f"_FastEnvelope{params_type.__name__}",
+        [
+            ("jsonrpc", Literal["2.0"]),
+            ("method", Literal["session/update"]),
+            ("params", params_type),
+        ],
+        forbid_unknown_fields=True,
+        gc=False,
+    )
 
 
 def _too_deep(problem: Any) -> bool:
@@ -413,6 +502,10 @@ class TranscriptStore:
     `entry` / `entries` and their link state with `link`.
     """
 
+    # JSON text is decoded by the fast path first (msgspec Structs, `acp_schema._fast`), by
+    # the models when it refuses. False: the models only (tests compare the two).
+    _fast_path = True
+
     def __init__(self, version: Version) -> None:
         if version not in ("v1", "v2"):
             raise ValueError(f"version must be 'v1' or 'v2', got {version!r}")
@@ -423,6 +516,10 @@ class TranscriptStore:
         self._params_type = codec.params_type
         self._message_type = codec.message_type
         self._chunk_type = codec.chunk_type
+        self._fast_decode = codec.fast_decode if self._fast_path else None
+        self._fast_params_type = codec.fast_params_type
+        self._fast_message_type = codec.fast_message_type
+        self._fast_chunk_type = codec.fast_chunk_type
         # v1 replaces `_meta` wholesale; v2 patches it by top-level key (rule M).
         self._patch_meta = version == "v2"
         # transcript -> messageId -> entry, each in first-seen order.
@@ -441,24 +538,40 @@ class TranscriptStore:
     ) -> MessageEntry | None:
         """Apply one notification; return the entry it touched, or None for other kinds.
 
-        `message` is decoded notification params of this store's version, or a whole
-        JSON-RPC `session/update` message as a dict or JSON text. Raises
+        `message` is decoded notification params of this store's version (the model or
+        its fast Struct), or a whole JSON-RPC `session/update` message as a dict or JSON
+        text (text takes the fast path first, see the module docstring). Raises
         `UpdateDecodeError` for a session/update that does not decode and
         `NotSessionUpdateError` for any other JSON-RPC message; the store is then unchanged.
         """
         kind = message.__class__
+        params: Any
         # Exact type checks first: isinstance on a pydantic class runs Python code.
         if kind is bytes or kind is str:
             raw = cast("str | bytes", message)
-            try:
-                envelope = self._validate_json(raw)
-            except ValidationError as error:
-                problem = self._codec.explain(raw, error)
-                raise problem from problem.__cause__
-            if "id" in envelope.__pydantic_fields_set__:
-                raise UpdateDecodeError(NOT_A_REQUEST)
-            params: Any = envelope.params
-        elif kind is self._params_type or isinstance(message, self._params_type):
+            params = None
+            fast_decode = self._fast_decode
+            if fast_decode is not None:
+                try:
+                    params = fast_decode(raw).params
+                except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
+                    # Not exactly what the Structs hold (or a `str` that is not Unicode text,
+                    # a lone surrogate): the models decode it, or say why.
+                    params = None
+            if params is None:
+                try:
+                    envelope = self._validate_json(raw)
+                except ValidationError as error:
+                    problem = self._codec.explain(raw, error)
+                    raise problem from problem.__cause__
+                if "id" in envelope.__pydantic_fields_set__:
+                    raise UpdateDecodeError(NOT_A_REQUEST)
+                params = envelope.params
+        elif (
+            kind is self._params_type
+            or kind is self._fast_params_type
+            or isinstance(message, self._params_type)
+        ):
             params = message
         elif isinstance(message, (str, bytes, bytearray, dict)):
             params = self._codec.decode(message)
@@ -469,9 +582,9 @@ class TranscriptStore:
             )
         update = params.update
         kind = update.__class__
-        if kind is self._chunk_type:
+        if kind is self._chunk_type or kind is self._fast_chunk_type:
             return self._append(params.session_id, update)
-        if kind is self._message_type:
+        if kind is self._message_type or kind is self._fast_message_type:
             return self._upsert(params.session_id, update)
         self._seen.add(params.session_id)
         return None
@@ -549,9 +662,10 @@ class TranscriptStore:
 
         # Rule C. v1 says null or [] clears and a non-empty array replaces; v2 says null
         # clears and any array replaces. Both end in the same state: cleared content is
-        # an empty list. A malformed value was decoded as MISSING, i.e. omitted.
+        # an empty list. A malformed value was decoded as MISSING, i.e. omitted (a Struct
+        # refuses malformed values; its omitted is UNSET).
         content = update.content
-        if content is not MISSING:
+        if content is not MISSING and content is not UNSET:
             if entry._chunk_history is None and entry._chunk_count:
                 # The chunk history leaves the content it was a slice of.
                 start, old = entry._chunk_start, entry.content

@@ -8,7 +8,9 @@ session/update kinds mixed in. Both sides read the same bytes in the same run:
 
 - decode only: the v2 bindings' `UpdateSessionNotification` inside a JSON-RPC envelope
   model defined here, `model_validate_json` per line;
-- store: `TranscriptStore("v2").apply(line)` then `link()` of the entry it touched.
+- store: `TranscriptStore("v2").apply(line)` then `link()` of the entry it touched (the
+  store decodes with the fast Structs first; a context row shows it with the models only,
+  as it was before the fast path).
 
 Second part, `acp-schema transcript show` end to end: a log of 1,000,000 lines, 90% of them
 other update kinds (agent and thought chunks, plans), written to a temporary directory,
@@ -180,6 +182,14 @@ def _json_loads(lines: list[bytes]) -> None:
         loads(line)
 
 
+def store_run_models_only(lines: list[bytes]) -> TranscriptStore:
+    TranscriptStore._fast_path = False
+    try:
+        return store_run(lines)
+    finally:
+        TranscriptStore._fast_path = True
+
+
 def _store_run_gc_paused(lines: list[bytes]) -> TranscriptStore:
     gc.disable()
     try:
@@ -221,6 +231,7 @@ def main() -> None:
         decode: _decode_only,
         "decode + keep content (context)": _decode_and_keep,
         store: store_run,
+        "store, models only (context)": store_run_models_only,
         "store, GC paused (diagnostic)": _store_run_gc_paused,
     }
     best = dict.fromkeys(runs, float("inf"))
