@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 import msgspec
 from typing_extensions import Self
 
-__all__ = ["FastStruct", "NotFastError"]
+__all__ = ["REFUSALS", "FastStruct", "NotFastError"]
 
 M = TypeVar("M")
 
@@ -34,7 +34,7 @@ _ENCODER = msgspec.json.Encoder()
 # How msgspec refuses input: not decodable or not valid (DecodeError), too deep, a `str`
 # holding a lone surrogate (which it cannot encode to UTF-8), not text at all. The model
 # decides every one of them.
-_REFUSED = (msgspec.DecodeError, RecursionError, UnicodeError, TypeError)
+REFUSALS = (msgspec.DecodeError, RecursionError, UnicodeError, TypeError)
 
 
 class NotFastError(ValueError):
@@ -69,7 +69,7 @@ class FastStruct(msgspec.Struct, Generic[M], forbid_unknown_fields=True, gc=Fals
         try:
             result: Self = decoder.decode(data)
             return result
-        except _REFUSED:
+        except REFUSALS:
             pass
         if isinstance(data, memoryview):
             data = data.tobytes()

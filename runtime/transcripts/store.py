@@ -33,7 +33,7 @@ from msgspec import UNSET
 from pydantic import MISSING, BaseModel, ValidationError
 from pydantic_core import from_json
 
-from .._fast import FastStruct
+from .._fast import REFUSALS, FastStruct
 from .._runtime import AcpModel, TagDispatch, _nan_problem
 
 if TYPE_CHECKING:
@@ -554,9 +554,8 @@ class TranscriptStore:
             if fast_decode is not None:
                 try:
                     params = fast_decode(raw).params
-                except (msgspec.DecodeError, RecursionError, UnicodeEncodeError):
-                    # Not exactly what the Structs hold (or a `str` that is not Unicode text,
-                    # a lone surrogate): the models decode it, or say why.
+                except REFUSALS:
+                    # Not exactly what the Structs hold: the models decode it, or say why.
                     params = None
             if params is None:
                 try:
