@@ -468,7 +468,7 @@ def fast_module(models_source: str, file_header: str) -> str:
         "import msgspec",
         "from typing_extensions import TypeAlias",
         "from acp_schema import _fast",
-        f"if TYPE_CHECKING:\n    from . import ({imports})",
+        *([f"if TYPE_CHECKING:\n    from . import ({imports})"] if kept else []),
         *(sources[model] for model in kept),
         *_alias_sources(plan),
     ]

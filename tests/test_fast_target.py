@@ -1,0 +1,157 @@
+"""The fast target's rules (codegen/fast_target.py), one small models module at a time:
+what gets a Struct, what is left out, and how a Struct decodes."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import types
+from typing import Any
+
+import msgspec
+import pytest
+
+from acp_schema.codegen.fast_target import fast_module
+
+HEAD = """\
+from typing import Annotated, Any, Literal
+from pydantic import Field
+from typing_extensions import TypeAliasType
+from acp_schema._runtime import (
+    MISSING, AcpModel, DefaultOnError, DefaultOnNull, JsonInteger, SkipInvalidItems, TagDispatch,
+)
+"""
+
+
+def structs(models: str) -> types.ModuleType:
+    """The fast module generated for `models`, executed."""
+    source = fast_module(HEAD + textwrap.dedent(models), "# header")
+    module = types.ModuleType("_fast_target_case")
+    sys.modules[module.__name__] = module  # msgspec resolves annotations through it
+    exec(compile(source, "<fast>", "exec"), module.__dict__)
+    return module
+
+
+def decode(kind: Any, text: str) -> Any:
+    try:
+        return msgspec.json.decode(text, type=kind)
+    except msgspec.DecodeError:
+        return "refused"
+
+
+def test_fields_keep_python_names_wire_names_and_omitted() -> None:
+    fast = structs(
+        """
+        class Chunk(AcpModel):
+            message_id: Annotated[str, Field(alias="messageId")]
+            note: Annotated[str | None | MISSING, Field(alias="_note")] = MISSING
+        """
+    )
+    chunk = decode(fast.Chunk, '{"messageId": "m"}')
+    assert (chunk.message_id, chunk.note) == ("m", msgspec.UNSET)
+    assert decode(fast.Chunk, '{"messageId": "m", "_note": null}').note is None
+    assert msgspec.json.encode(chunk) == b'{"messageId":"m"}'
+    assert decode(fast.Chunk, '{"messageId": "m", "other": 1}') == "refused"
+    assert decode(fast.Chunk, '{"message_id": "m"}') == "refused"
+
+
+def test_lenient_markers_become_plain_strict_types() -> None:
+    fast = structs(
+        """
+        class Box(AcpModel):
+            size: Annotated[
+                Annotated[int, Field(ge=0, le=18446744073709551615)] | MISSING,
+                JsonInteger(),
+                DefaultOnError(),
+            ] = MISSING
+            count: Annotated[int, Field(ge=0, le=18446744073709551615), JsonInteger()] = 0
+
+            tags: Annotated[list[str] | MISSING, SkipInvalidItems()] = MISSING
+            names: Annotated[list[str], DefaultOnNull()] = []
+        """
+    )
+    assert decode(fast.Box, '{"size": 3}').size == 3
+    for text in ['{"size": -1}', '{"size": 1.0}', '{"size": "3"}', '{"tags": ["a", 1]}',
+                 '{"names": null}', f'{{"size": {2**63}}}']:  # fmt: skip
+        assert decode(fast.Box, text) == "refused", text
+    assert decode(fast.Box, "{}").names == []
+    assert decode(fast.Box, f'{{"count": {2**64 - 1}}}') == "refused"  # narrowed to int64
+
+
+def test_tagged_unions_keep_known_variants_but_no_nested_union_or_other() -> None:
+    fast = structs(
+        """
+        class Text(AcpModel):
+            kind: Literal["text"] = "text"
+            text: str
+        class Running(AcpModel):
+            kind: Literal["state"] = "state"
+            state: Literal["running"] = "running"
+        State = TypeAliasType(
+            "State", Annotated[Running, TagDispatch("state", "state", {"running": Running})]
+        )
+        class Other(AcpModel):
+            kind: str
+        Update = TypeAliasType(
+            "Update",
+            Annotated[
+                Text | State | Other,
+                TagDispatch("kind", "kind", {"text": Text, "state": State}, other=Other),
+            ],
+        )
+        class Holder(AcpModel):
+            update: Update
+        """
+    )
+    assert (fast.Text.__struct_config__.tag_field, fast.Text.kind) == ("kind", "text")
+    held = decode(fast.Holder, '{"update": {"kind": "text", "text": "hi"}}')
+    assert type(held.update) is fast.Text
+    assert decode(fast.Holder, '{"update": {"kind": "state", "state": "running"}}') == "refused"
+    assert decode(fast.Holder, '{"update": {"kind": "future"}}') == "refused"
+    assert decode(fast.Holder, '{"update": {"kind": "text"}}') == "refused"
+    assert fast.Update is fast.Text  # the alias holds the mirrored variants only
+
+
+def test_a_field_without_exact_form_leaves_its_class_out_and_the_classes_that_need_it() -> None:
+    fast = structs(
+        """
+        class Loose(AcpModel):
+            value: int | float
+        class Outer(AcpModel):
+            loose: Loose
+        class Fine(AcpModel):
+            value: int | str
+            again: "Fine | None" = None
+        Fine.model_rebuild()
+        """
+    )
+    assert not hasattr(fast, "Loose") and not hasattr(fast, "Outer")
+    fine = decode(fast.Fine, '{"value": 1, "again": {"value": "x"}}')
+    assert fine.again.value == "x"  # a recursive class stays in
+    assert decode(fast.Fine, '{"value": 1.5}') == "refused"
+
+
+def test_open_string_enums_read_as_str() -> None:
+    fast = structs(
+        """
+        class Who(AcpModel):
+            role: Literal["user"] | Literal["assistant"] | str
+            mode: Literal["a"] | Literal["b"]
+        """
+    )
+    assert decode(fast.Who, '{"role": "robot", "mode": "a"}').role == "robot"
+    assert decode(fast.Who, '{"role": "user", "mode": "c"}') == "refused"
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    ["Annotated[int | MISSING, Field(ge=0)]", "str | int | Any", "dict[str, Any] | list[int] | dict[str, int]", "list[int] | list[str]"],
+)
+def test_unions_with_two_members_of_one_json_kind_are_left_out(annotation: str) -> None:
+    fast = structs(
+        f"""
+        class Mixed(AcpModel):
+            value: {annotation}
+        """
+    )
+    assert not hasattr(fast, "Mixed")
