@@ -145,7 +145,12 @@ def test_open_string_enums_read_as_str() -> None:
 
 @pytest.mark.parametrize(
     "annotation",
-    ["Annotated[int | MISSING, Field(ge=0)]", "str | int | Any", "dict[str, Any] | list[int] | dict[str, int]", "list[int] | list[str]"],
+    [
+        "Annotated[int | MISSING, Field(ge=0)]",
+        "str | int | Any",
+        "dict[str, Any] | list[int] | dict[str, int]",
+        "list[int] | list[str]",
+    ],
 )
 def test_unions_with_two_members_of_one_json_kind_are_left_out(annotation: str) -> None:
     fast = structs(
