@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import annotated_types
-import libcst as cst
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
@@ -118,6 +117,7 @@ def _union_members(kind: Any) -> list[Any] | None:
 class _Translator:
     def __init__(self, plan: _Plan) -> None:
         self.plan = plan
+        self.named: set[str] = set()  # the aliases a translation refers to
 
     def field_type(self, annotation: Any, metadata: list[Any]) -> _Type:
         drop_null = any(isinstance(m, DefaultOnNull) for m in metadata)
@@ -156,6 +156,7 @@ class _Translator:
         name = self.plan.alias_of.get(id(alias))
         if name is None:
             raise _No(f"alias {alias.__name__} defined elsewhere")
+        self.named.add(name)
         inner = self.type(alias.__value__)
         if drop_null and "null" in inner.kinds:
             raise _No("default-on-null over an alias that takes null")
@@ -401,19 +402,22 @@ def _alias_sources(plan: _Plan) -> list[str]:
     """The aliases that translate, each after the aliases it names."""
     translate = _Translator(plan)
     codes: dict[str, str] = {}
+    needs: dict[str, set[str]] = {}
     for name, alias in plan.aliases.items():
+        translate.named = set()
         try:
             codes[name] = translate.type(alias.__value__).code
         except _No:
             continue
+        needs[name] = translate.named
     ordered: list[str] = []
     placed: set[str] = set()
 
     def place(name: str, path: tuple[str, ...] = ()) -> None:
         if name in placed or name in path:
             return
-        for other in codes:
-            if other != name and _names(codes[name], other):
+        for other in sorted(needs[name]):
+            if other in codes:
                 place(other, (*path, name))
         placed.add(name)
         ordered.append(name)
@@ -421,19 +425,6 @@ def _alias_sources(plan: _Plan) -> list[str]:
     for name in codes:
         place(name)
     return [f"{_identifier(name)}: TypeAlias = {codes[name]}" for name in ordered]
-
-
-def _names(code: str, name: str) -> bool:
-    """Whether annotation source `code` refers to `name` (as a whole identifier)."""
-    tree = cst.parse_expression(code)
-    return any(node.value == name for node in _walk_names(tree))
-
-
-def _walk_names(node: cst.CSTNode) -> Iterator[cst.Name]:
-    if isinstance(node, cst.Name):
-        yield node
-    for child in node.children:
-        yield from _walk_names(child)
 
 
 def fast_module(models_source: str, file_header: str) -> str:
@@ -473,5 +464,5 @@ def fast_module(models_source: str, file_header: str) -> str:
         *_alias_sources(plan),
     ]
     text = file_header + "\n\n" + "\n\n\n".join(body) + "\n"
-    cst.parse_module(text)  # a syntax check: every name and literal above was checked
+    compile(text, "fast.py", "exec")  # a syntax check: every name and literal was checked
     return text
