@@ -244,3 +244,28 @@ result = struct.decode_json(line)
 first = clock() - start
 print(base, models, body, first, int(isinstance(result, struct)))
 """
+
+# The same without the package: the fast module loaded from its file on its own (its model
+# imports are for type checkers only), to show what the models cost the fast path's import.
+# A diagnostic: `from acp_schema.vN import fast` always imports the package first.
+STANDALONE_PROBE = """
+import sys, time
+clock = time.process_time
+version, path, name, line = sys.argv[1:]
+start = clock()
+import importlib.util
+import msgspec
+import acp_schema._fast
+base = clock() - start
+start = clock()
+spec = importlib.util.spec_from_file_location("acp_schema." + version + ".fast", path)
+fast = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = fast
+spec.loader.exec_module(fast)
+body = clock() - start
+start = clock()
+struct = getattr(fast, name)
+result = struct.decode_json(line)
+first = clock() - start
+print(base, body, first, int(isinstance(result, struct)), int("pydantic" in sys.modules))
+"""
