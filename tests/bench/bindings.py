@@ -4,12 +4,14 @@ baselines measured in the same run (docs/performance.md explains each row).
 - decode of mixed `session/update` messages, results discarded and results kept (cyclic
   GC on, as programs run), against `json.loads` doing the same;
 - encode against `json.dumps`;
+- the same for the fast path (the generated msgspec Structs, `acp_schema.vN.fast`; rows
+  in `tests/bench/_fast_path.py`), with the share of messages it took, corpora where some
+  messages need the fallback, and `to_model()` / `from_model()` against a pydantic decode;
 - import of one version's bindings and the first decode after it, now (validators built
-  on first use, real annotations) and as before (built at import, string annotations);
+  on first use, real annotations), as before (built at import, string annotations) and
+  with the fast module (`from acp_schema.vN import fast`, its first decode);
 - the transcript store (decode + apply + link) against decode alone, GC on;
 - `acp-schema generate v1 v2` CPU time against bare datamodel-codegen runs.
-
-Trials that do not ship (a msgspec fast path) are printed as context rows.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from acp_schema import v1, v2
 from acp_schema._runtime import AcpModel
 
 COUNT = 20_000
-REPEAT = 7
+REPEAT = 5  # CPU time, best of: steady enough on a shared machine, and the run short
 IMPORT_RUNS = 5
 STORE_LINES = 100_000  # as tests/bench/transcripts.py
 STORE_REPEAT = 3
@@ -114,8 +116,10 @@ def lines(version: str, *, acp_subset: bool = False) -> list[bytes]:
 def best_of(
     runs: dict[str, Callable[[], object]], *, collect: bool = True, repeat: int = REPEAT
 ) -> dict[str, float]:
-    """Seconds of each run: best of `repeat` (the least disturbed on a shared machine),
-    the runs interleaved so that machine noise hits baselines and subjects alike.
+    """CPU seconds of each run: best of `repeat` (the least disturbed on a shared machine),
+    the runs interleaved so that machine noise hits baselines and subjects alike. CPU time
+    of this process, not wall time: on a loaded machine a short run's wall time is mostly
+    other processes' turns, which hit a 20 ms run and a 500 ms run very differently.
 
     The cyclic collector is on unless `collect=False` (a diagnostic: how much of a figure
     is collector work). A run's result, when it keeps one, is freed outside the timing.
@@ -127,9 +131,9 @@ def best_of(
             if not collect:
                 gc.disable()
             try:
-                start = time.perf_counter()
+                start = time.process_time()
                 result = run()
-                best[name] = min(best[name], time.perf_counter() - start)
+                best[name] = min(best[name], time.process_time() - start)
             finally:
                 gc.enable()
             del result
@@ -215,52 +219,6 @@ def decode_rows(version: str, model: type[AcpModel], data: list[bytes]) -> list[
     return rows
 
 
-def _msgspec_encode(
-    trial: Any, decode: Callable[[bytes], object], data: list[bytes]
-) -> tuple[int, dict[str, float]]:
-    """(how many lines fell back to pydantic, encode seconds of json.dumps and msgspec)."""
-    decoded = [decode(line) for line in data]
-    pairs = [(d, ln) for d, ln in zip(decoded, data, strict=True) if not isinstance(d, V2Message)]
-    assert all(json.loads(trial.encode(d)) == json.loads(line) for d, line in pairs)
-    strict = [d for d, _ in pairs]
-    parsed = [json.loads(line) for line in data]
-    dumps, encode = json.dumps, trial.encode
-    encoded = best_of(
-        {"dumps": lambda: [dumps(p) for p in parsed], "encode": lambda: [encode(d) for d in strict]}
-    )
-    return len(data) - len(strict), encoded
-
-
-def msgspec_rows(data: list[bytes]) -> list[Row]:
-    """The msgspec trial (tests/bench/_msgspec_trial.py) on the v2 corpus, if installed."""
-    try:
-        from tests.bench import _msgspec_trial as trial
-    except ImportError:
-        return []
-    decode = trial.decoder(V2Message)
-    fallbacks, encoded = _msgspec_encode(trial, decode, data)
-    loads = json.loads
-    timed = best_of(
-        {
-            "loads kept": keep(loads, data),
-            "kept": keep(decode, data),
-            "loads discarded": discard(loads, data),
-            "discarded": discard(decode, data),
-        }
-    )
-    base, kept = timed["loads kept"], timed["kept"]
-    base_discarded, discarded = timed["loads discarded"], timed["discarded"]
-    note = f"{fallbacks} of {len(data)} fell back"
-    return [
-        ("v2 msgspec trial: decode, discarded", len(data) / discarded, base_discarded / discarded,
-         "json.loads, discarded"),
-        ("v2 msgspec trial: decode, kept", len(data) / kept, base / kept,
-         f"json.loads, kept; {note}"),
-        ("v2 msgspec trial: encode (bytes)", len(data) / encoded["encode"],
-         encoded["dumps"] / encoded["encode"], "json.dumps"),
-    ]  # fmt: skip
-
-
 def acp_ratios(data: list[bytes]) -> tuple[float, float]:
     """(decode, encode) of our v1 bindings as a multiple of the `acp` package's models."""
     from acp import schema as acp_schema_models
@@ -317,45 +275,89 @@ print(base, body, first)
 """
 
 
-def import_cpu(version: str, *, before: bool, model: str, line: bytes) -> tuple[float, ...]:
-    """Best of IMPORT_RUNS subprocesses, per phase (CPU seconds)."""
+def probe(command: list[str], env: dict[str, str], *, runs: int = IMPORT_RUNS) -> tuple[float, ...]:
+    """Best of `runs` subprocesses, per figure printed (CPU seconds)."""
+    figures = [
+        tuple(float(x) for x in subprocess.run(command, capture_output=True, text=True,
+                                               check=True, env=env).stdout.split())
+        for _ in range(runs)
+    ]  # fmt: skip
+    return tuple(min(column) for column in zip(*figures, strict=True))
+
+
+def import_cpu(
+    version: str, env: dict[str, str], *, before: bool, model: str, line: bytes
+) -> tuple[float, ...]:
     path = Path(str((v1 if version == "v1" else v2).__file__))
     command = [sys.executable, "-c", _IMPORT_PROBE, version, "1" if before else "0", str(path)]
-    command += [model, line.decode()]
-    runs = [
-        tuple(float(x) for x in subprocess.run(command, capture_output=True, text=True,
-                                               check=True).stdout.split())
-        for _ in range(IMPORT_RUNS)
-    ]  # fmt: skip
-    return tuple(min(column) for column in zip(*runs, strict=True))
+    return probe([*command, model, line.decode()], env)
 
 
-def import_report() -> dict[str, tuple[float, float]]:
-    """Per version: (import now x before, first decode CPU seconds now)."""
-    found = {}
+def bytecode_env(cache: str) -> dict[str, str]:
+    """Imports read compiled modules, as from an installed package, even where the
+    environment says not to write them (PYTHONDONTWRITEBYTECODE): they go to `cache`."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return env | {"PYTHONPYCACHEPREFIX": cache}
+
+
+Imports = dict[str, dict[str, tuple[float, float]]]
+
+
+def import_report() -> Imports:
+    """Per version, now and with the fast module: (import x before, first decode CPU s)."""
+    found: Imports = {}
     print(f"\nimport + first decode, CPU seconds, best of {IMPORT_RUNS} fresh interpreters")
     print(f"{'':28} {'pydantic':>9} {'module':>8} {'1st decode':>11} {'total':>7} {'x before':>9}")
-    probes = {
-        "v1": ("SessionNotification", lines("v1")[0]),
-        "v2": ("UpdateSessionNotification", lines("v2")[0]),
+    with tempfile.TemporaryDirectory() as cache:
+        env = bytecode_env(cache)
+        for version, model in (("v1", "SessionNotification"), ("v2", "UpdateSessionNotification")):
+            found[version] = import_rows(version, model, env)
+    return found
+
+
+def import_rows(version: str, model: str, env: dict[str, str]) -> dict[str, tuple[float, float]]:
+    from tests.bench._fast_path import IMPORT_PROBE as FAST_PROBE
+    from tests.bench._fast_path import STANDALONE_PROBE, fast_v1, fast_v2
+
+    params = json.dumps(json.loads(lines(version)[0])["params"]).encode()
+    fast_command = [sys.executable, "-c", FAST_PROBE, version, model, params.decode()]
+    probe(fast_command, env, runs=1)  # compiles every module it imports, into the cache
+    figures = {
+        when: import_cpu(version, env, before=when == "before", model=model, line=params)
+        for when in ("before", "now")
     }
-    for version, (model, line) in probes.items():
-        params = json.dumps(json.loads(line)["params"]).encode()
-        figures = {
-            when: import_cpu(version, before=when == "before", model=model, line=params)
-            for when in ("before", "now")
-        }
-        old_base, old_body, _ = figures["before"]
-        for when, (base, body, first) in figures.items():
-            print(
-                f"{version} {when:25} {base:9.3f} {body:8.3f} {first:11.3f} "
-                f"{base + body + first:7.3f} {(base + body + first) / sum(figures['before']):9.2f}"
-            )
+    fast_base, fast_models, fast_body, fast_first, took_fast = probe(fast_command, env)
+    assert took_fast, "the fast path's first decode fell back"
+    figures["fast: from ... import fast"] = (fast_base, fast_models + fast_body, fast_first)
+    path = str((fast_v1 if version == "v1" else fast_v2).__file__)
+    *alone, took_fast, pydantic_imported = probe(
+        [sys.executable, "-c", STANDALONE_PROBE, version, path, model, params.decode()], env
+    )
+    assert took_fast and not pydantic_imported
+    figures["fast module alone (diag.)"] = (alone[0], alone[1], alone[2])
+    old_base, old_body, _ = figures["before"]
+    for when, (base, body, first) in figures.items():
         print(
-            f"{version} import alone, now x before: {(base + body) / (old_base + old_body):.2f}"
-            f" (module body alone: {body / old_body:.2f}; target <= 0.5)"
+            f"{version} {when:25} {base:9.3f} {body:8.3f} {first:11.3f} "
+            f"{base + body + first:7.3f} {(base + body + first) / sum(figures['before']):9.2f}"
         )
-        found[version] = ((base + body) / (old_base + old_body), first)
+    now_base, now_body, now_first = figures["now"]
+    found = {
+        "now": ((now_base + now_body) / (old_base + old_body), now_first),
+        "fast": ((fast_base + fast_models + fast_body) / (old_base + old_body), fast_first),
+        "alone": ((alone[0] + alone[1]) / (old_base + old_body), alone[2]),
+    }
+    print(
+        f"{version} import alone, x before: now {found['now'][0]:.2f}"
+        f" (module body alone: {now_body / old_body:.2f}),"
+        f" with the fast module {found['fast'][0]:.2f}; target <= 0.5"
+    )
+    print(
+        f"{version}   `from acp_schema.{version} import fast`: {fast_models:.3f} s for the"
+        f" package (the models), {fast_body:.3f} s for the fast module (msgspec, Structs);"
+        f" the fast module alone (no pydantic: its first column is msgspec and the runtime):"
+        f" {found['alone'][0]:.2f}"
+    )
     return found
 
 
@@ -458,9 +460,19 @@ def phases(schema_path: Path) -> None:
         print(f"  {name:32} {value:6.2f}")
 
 
+def _met(goal: str, values: list[float]) -> str:
+    if goal.startswith((">=", "<=")):
+        limit = float(goal[2:])
+        met = [v >= limit if goal.startswith(">=") else v <= limit for v in values]
+        return {(True, True): "yes", (False, False): "no"}.get((met[0], met[-1]), "partly")
+    return ""
+
+
 def main() -> None:
-    print(f"{COUNT:,} mixed session/update messages per corpus, best of {REPEAT}, GC on")
-    print("unless a row says otherwise; ratio = the baseline's time / this row's time")
+    from tests.bench import _fast_path
+
+    print(f"{COUNT:,} mixed session/update messages per corpus, best of {REPEAT} (CPU time),")
+    print("GC on unless a row says otherwise; ratio = the baseline's time / this row's time")
     corpora = {"v1": lines("v1"), "v2": lines("v2")}
     gc.collect()
     print(f"(the program holds {len(gc.get_objects()):,} GC-tracked objects before decoding:")
@@ -468,25 +480,30 @@ def main() -> None:
     rows = [
         *decode_rows("v1", V1Message, corpora["v1"]),
         *decode_rows("v2", V2Message, corpora["v2"]),
-        *msgspec_rows(corpora["v2"]),
     ]
-    print(f"\n{'what':45} {'msg/s':>11} {'ratio':>6}  against")
+    fast: dict[str, dict[str, float]] = {}
+    for version, data in corpora.items():
+        fast_rows, fast[version] = _fast_path.decode_rows(version, data)
+        rows += fast_rows
+    rows += _fast_path.fallback_rows("v2", corpora["v2"])
+    print(f"\n{'what':58} {'msg/CPU s':>11} {'ratio':>6}  against")
     for name, rate, ratio, base in rows:
-        print(f"{name:45} {rate:11,.0f} {ratio:6.2f}  {base}")
+        print(f"{name:58} {rate:11,.0f} {ratio:6.2f}  {base}")
+    print("\nshare of the corpus the fast path took (the rest fell back to the model):")
+    for version, figures in fast.items():
+        print(
+            f"  {version}: envelope {figures['share']:.1%},"
+            f" params alone {figures['params share']:.1%}"
+        )
 
     print("\nGC-tracked objects per kept v2 message (what each full collection walks):")
     trackers: dict[str, Callable[[bytes], object]] = {
         "json.loads": json.loads,
         "pydantic bindings": V2Message.model_validate_json,
     }
-    try:
-        from tests.bench import _msgspec_trial as trial
-
-        trackers["msgspec trial"] = trial.decoder(V2Message)
-    except ImportError:
-        pass
     for name, decode in trackers.items():
         print(f"  {name:20} {tracked_per_message(decode, corpora['v2']):5.1f}")
+    print(f"  {'fast path':20} {fast['v2']['tracked']:5.1f}  (v1: {fast['v1']['tracked']:.1f})")
 
     subset = lines("v1", acp_subset=True)
     decode_vs_acp, encode_vs_acp = acp_ratios(subset)
@@ -498,22 +515,45 @@ def main() -> None:
     generate = generate_report()
 
     ratio = {name: r for name, _, r, _ in rows}
-    targets = [
-        ("kept decode, GC on, x json.loads", ">= 1.0", "decode, kept"),
-        ("discarded decode x json.loads", ">= 1.5", "decode, discarded"),
-        ("encode x json.dumps", ">= 1.3", "encode (model_dump_json)"),
-        ("encode before (pydantic's path) x json.dumps", "",
-         "encode, before (pydantic's model_dump_json)"),
-    ]  # fmt: skip
-    print(f"\n{'issue 14 target':44} {'goal':>7} {'v1':>6} {'v2':>6}")
-    for label, goal, row in targets:
-        print(f"{label:44} {goal:>7} {ratio[f'v1: {row}']:6.2f} {ratio[f'v2: {row}']:6.2f}")
-    now = [imports[v][0] for v in ("v1", "v2")]
-    print(f"{'import now x before':44} {'<= 0.5':>7} {now[0]:6.2f} {now[1]:6.2f}")
-    first = [imports[v][1] * 1000 for v in ("v1", "v2")]
-    print(f"{'first decode after import, CPU ms':44} {'report':>7} {first[0]:6.0f} {first[1]:6.0f}")
-    print(f"{'store apply+link x decode-only, GC on':44} {'>= 0.5':>7} {'':>6} {store:6.2f}")
-    print(f"{'generate v1 v2 x bare datamodel-codegen CPU':44} {'<= 1.3':>7} {generate:13.2f}")
+    table: list[tuple[str, str, str, list[float], str]] = []  # label, goal, path, v1/v2, fmt
+    for label, goal, row, fast_row in [
+        ("kept decode, GC on, x json.loads", ">= 1.0", "decode, kept", "decode_json, kept"),
+        ("discarded decode x json.loads", ">= 1.5", "decode, discarded",
+         "decode_json, discarded"),
+        ("encode x json.dumps", ">= 1.3", "encode (model_dump_json)",
+         "encode (model_dump_json)"),
+    ]:  # fmt: skip
+        table.append((label, goal, "pydantic", [ratio[f"{v}: {row}"] for v in corpora], ".2f"))
+        table.append(("", goal, "fast", [ratio[f"{v} fast: {fast_row}"] for v in corpora], ".2f"))
+    table.append(
+        (
+            "", "", "msgspec.json.encode",
+            [ratio[f"{v} fast: encode (msgspec.json.encode, bytes)"] for v in corpora], ".2f",
+        )
+    )  # fmt: skip
+    before = [ratio[f"{v}: encode, before (pydantic's model_dump_json)"] for v in corpora]
+    table.append(("encode before (pydantic's path) x json.dumps", "", "pydantic", before, ".2f"))
+    paths = {"now": "pydantic", "fast": "fast", "alone": "fast alone (diag.)"}
+    for key, path in paths.items():
+        label = "import x before (CPU)" if key == "now" else ""
+        goal = "<= 0.5" if key != "alone" else ""
+        table.append((label, goal, path, [imports[v][key][0] for v in corpora], ".2f"))
+    for key, path in paths.items():
+        label = "first decode after import, CPU ms" if key == "now" else ""
+        goal = "report" if key != "alone" else ""
+        table.append((label, goal, path, [imports[v][key][1] * 1000 for v in corpora], ".0f"))
+    print(f"\n{'issue 14 target':44} {'goal':>7} {'path':>19} {'v1':>6} {'v2':>6}  met")
+    for label, goal, path, values, fmt in table:
+        cells = " ".join(f"{v:6{fmt}}" for v in values)
+        print(f"{label:44} {goal:>7} {path:>19} {cells}  {_met(goal, values)}")
+    print(
+        f"{'store apply+link x decode-only, GC on':44} {'>= 0.5':>7} {'pydantic':>19}"
+        f" {'':>6} {store:6.2f}  {_met('>= 0.5', [store])}"
+    )
+    print(
+        f"{'generate v1 v2 x bare datamodel-codegen CPU':44} {'<= 1.3':>7} {'':>19}"
+        f" {generate:13.2f}  {_met('<= 1.3', [generate])}"
+    )
     print(f"\n(cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.1f})")
 
 
