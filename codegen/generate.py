@@ -3,6 +3,7 @@ libcst post-pass -> ruff format, written all at once or not at all."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import keyword
@@ -232,17 +233,14 @@ def _methods_module(roles: MethodRoles, file_header: str, classes: Mapping[str, 
 
 
 def _top_level_names(module_source: str) -> set[str]:
-    """Classes and aliases a generated models module defines."""
+    """Classes and aliases a generated models module defines. Read with `ast`: only names
+    are needed, and a libcst parse of the whole module cost about 0.4 s per version."""
     names: set[str] = set()
-    for statement in cst.parse_module(module_source).body:
-        if isinstance(statement, cst.ClassDef):
-            names.add(statement.name.value)
-        elif isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign):
-                    names.update(
-                        t.target.value for t in small.targets if isinstance(t.target, cst.Name)
-                    )
+    for statement in ast.parse(module_source).body:
+        if isinstance(statement, ast.ClassDef):
+            names.add(statement.name)
+        elif isinstance(statement, ast.Assign):
+            names.update(t.id for t in statement.targets if isinstance(t, ast.Name))
     return names
 
 
