@@ -149,25 +149,51 @@ def _constrain_member(
     return call.with_changes(args=kept), first.with_changes(slice=cst.Index(member))
 
 
+# Whitespace and punctuation nodes: no name can be below them, so walks skip them.
+_NO_NAMES = (
+    cst.BaseParenthesizableWhitespace,
+    cst.LeftParen,
+    cst.RightParen,
+    cst.LeftSquareBracket,
+    cst.RightSquareBracket,
+    cst.LeftCurlyBrace,
+    cst.RightCurlyBrace,
+    cst.Comma,
+    cst.AssignEqual,
+    cst.Colon,
+    cst.Dot,
+    cst.BaseBinaryOp,
+    cst.BaseUnaryOp,
+    cst.BaseBooleanOp,
+    cst.BaseCompOp,
+)
+
+
 @cache
 def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
     return tuple(f.name for f in dataclass_fields(node_type))
 
 
+@cache
+def _walked(value_type: type) -> bool:
+    """Whether a field value of this type is a node that a walk goes into."""
+    return issubclass(value_type, cst.CSTNode) and not issubclass(value_type, _NO_NAMES)
+
+
 def _nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """`root` and every node below it. The fields of a libcst node (a dataclass) that hold
-    nodes are its children; reading them directly is about ten times faster than a visitor
-    (`m.findall`), which rebuilds every node it passes."""
+    """`root` and every node below it but whitespace and punctuation. A libcst node is a
+    dataclass whose node-valued fields are its children; reading them directly is about
+    ten times faster than a visitor (`m.findall`), which rebuilds every node it passes."""
     stack = [root]
     while stack:
         node = stack.pop()
         yield node
         for name in _child_fields(type(node)):
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
+            if type(value) in (list, tuple):
+                stack.extend(v for v in value if _walked(type(v)))
+            elif _walked(type(value)):
                 stack.append(value)
-            elif isinstance(value, Sequence) and not isinstance(value, str):
-                stack.extend(v for v in value if isinstance(v, cst.CSTNode))
 
 
 def _holds_int(annotation: cst.BaseExpression) -> bool:
