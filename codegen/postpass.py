@@ -503,7 +503,29 @@ def _field_names(module: cst.Module) -> dict[str, dict[str, str]]:
     return out
 
 
-def finish_module(source: str, plan: PostpassPlan) -> str:
-    """Apply the post-pass to one generated module's source."""
+@dataclass(frozen=True)
+class FinishedModule:
+    code: str
+    names: frozenset[str]  # the classes and aliases it defines at top level
+
+
+def _top_level_names(module: cst.Module) -> frozenset[str]:
+    names: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef):
+            names.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    names.update(
+                        t.target.value for t in small.targets if isinstance(t.target, cst.Name)
+                    )
+    return frozenset(names)
+
+
+def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
+    """Apply the post-pass to one generated module's source. The names come from the tree
+    at hand: reading them from the formatted text took another whole-module parse."""
     module = cst.parse_module(source)
-    return module.visit(_Finisher(plan, _field_names(module))).code
+    done = module.visit(_Finisher(plan, _field_names(module)))
+    return FinishedModule(done.code, _top_level_names(done))
