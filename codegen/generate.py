@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import libcst as cst
+from ruff import find_ruff_bin
 
 from acp_schema.cli_common import ignore_interrupts
 
@@ -127,7 +128,8 @@ def _run_codegen(schema: dict[str, Any], file_header: str, workdir: Path) -> str
 
 
 def ruff_format(text: str, filename: str) -> str:
-    command = [sys.executable, "-m", "ruff", "format", "--line-length=100"]
+    # The binary itself: `python -m ruff` starts an interpreter only to exec it.
+    command = [find_ruff_bin(), "format", "--line-length=100"]
     command += ["--stdin-filename", filename, "-"]
     done = subprocess.run(command, input=text, capture_output=True, text=True, check=False)
     if done.returncode != 0:
