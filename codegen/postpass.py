@@ -17,7 +17,9 @@ What the generator cannot express, the post-pass writes into the module, by synt
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from functools import cache
@@ -528,6 +530,21 @@ def _top_level_names(module: cst.Module) -> frozenset[str]:
 def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
     """Apply the post-pass to one generated module's source. The names come from the tree
     at hand: reading them from the formatted text took another whole-module parse."""
-    module = cst.parse_module(source)
-    done = module.visit(_Finisher(plan, _field_names(module)))
-    return FinishedModule(done.code, _top_level_names(done))
+    with _collector_paused():
+        module = cst.parse_module(source)
+        done = module.visit(_Finisher(plan, _field_names(module)))
+        return FinishedModule(done.code, _top_level_names(done))
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a while (as it was after). A module's syntax
+    tree is ~300,000 objects that hold no cycles, so the collector's full passes over them
+    during the post-pass find nothing to free; they cost about 0.1 s of CPU per module."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
