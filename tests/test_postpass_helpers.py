@@ -1,10 +1,11 @@
 """The post-pass helpers that replaced slower libcst calls give the same answers as those
 calls: `_holds_int` as `libcst.matchers.findall`, `finish_module(...).names` as a read of
-the printed module."""
+the printed module; the collector pause ends as it began."""
 
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
 
 import libcst as cst
@@ -94,3 +95,14 @@ def test_finished_module_names_are_those_of_its_code() -> None:
         elif isinstance(statement, ast.Assign):
             printed.update(t.id for t in statement.targets if isinstance(t, ast.Name))
     assert finished.names == printed == {"Colour", "Point", "Number", "a", "b"}
+
+
+def test_the_collector_is_left_as_it_was() -> None:
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            finish_module(SOURCE, PostpassPlan(unions={}))
+            assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
