@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import libcst as cst
-from ruff import find_ruff_bin
+from ruff import find_ruff_bin  # type: ignore[import-untyped, unused-ignore]
 
 from acp_schema.cli_common import ignore_interrupts
 

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from functools import cache
+from typing import TypeGuard
 
 import libcst as cst
 from datamodel_code_generator.util import camel_to_snake
@@ -176,12 +177,19 @@ def _child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
     return tuple(f.name for f in dataclass_fields(node_type))
 
 
-@cache
-def _walked(value_type: type) -> bool:
-    """Whether a field value of this type is a node that a walk goes into. Read from the
-    MRO: `issubclass` on libcst's abstract base classes walks all their subclasses."""
-    bases = value_type.__mro__
-    return cst.CSTNode in bases and not any(base in bases for base in _NO_NAMES)
+_WALKED: dict[type, bool] = {}  # by the type of a field value
+
+
+def _is_walked(value: object) -> TypeGuard[cst.CSTNode]:
+    """Whether a field value is a node that a walk goes into. Read from the MRO, once per
+    type: `issubclass` on libcst's abstract base classes walks all their subclasses."""
+    kind = type(value)
+    walked = _WALKED.get(kind)
+    if walked is None:
+        bases = kind.__mro__
+        walked = cst.CSTNode in bases and not any(base in bases for base in _NO_NAMES)
+        _WALKED[kind] = walked
+    return walked
 
 
 def _nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -193,10 +201,10 @@ def _nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
         node = stack.pop()
         yield node
         for name in _child_fields(type(node)):
-            value = getattr(node, name)
-            if type(value) in (list, tuple):
-                stack.extend(v for v in value if _walked(type(v)))
-            elif _walked(type(value)):
+            value: object = getattr(node, name)
+            if isinstance(value, (list, tuple)):
+                stack.extend(v for v in value if _is_walked(v))
+            elif _is_walked(value):
                 stack.append(value)
 
 
@@ -278,7 +286,7 @@ def _builder(field_name: str, wire_name: str, annotation: cst.BaseExpression) ->
     )
 
 
-def _is_pass(statement: cst.BaseStatement) -> bool:
+def _is_pass(statement: cst.CSTNode) -> bool:
     """A class body's lone `pass`, dropped once the class gets members."""
     return (
         isinstance(statement, cst.SimpleStatementLine)
