@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import libcst as cst
+from ruff import find_ruff_bin  # type: ignore[import-untyped, unused-ignore]
 
 from acp_schema.cli_common import ignore_interrupts
 
@@ -128,7 +129,8 @@ def _run_codegen(schema: dict[str, Any], file_header: str, workdir: Path) -> str
 
 
 def ruff_format(text: str, filename: str) -> str:
-    command = [sys.executable, "-m", "ruff", "format", "--line-length=100"]
+    # The binary itself: `python -m ruff` starts an interpreter only to exec it.
+    command = [find_ruff_bin(), "format", "--line-length=100"]
     command += ["--stdin-filename", filename, "-"]
     done = subprocess.run(command, input=text, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -232,21 +234,6 @@ def _methods_module(roles: MethodRoles, file_header: str, classes: Mapping[str, 
     return file_header + "\n" + cst.Module(body).code
 
 
-def _top_level_names(module_source: str) -> set[str]:
-    """Classes and aliases a generated models module defines."""
-    names: set[str] = set()
-    for statement in cst.parse_module(module_source).body:
-        if isinstance(statement, cst.ClassDef):
-            names.add(statement.name.value)
-        elif isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign):
-                    names.update(
-                        t.target.value for t in small.targets if isinstance(t.target, cst.Name)
-                    )
-    return names
-
-
 def _checked(schema_path: Path) -> dict[str, Any]:
     """The parsed schema after every check but the meta-schema one (see `render`)."""
     doc, problems = parse_schema_file(schema_path)
@@ -294,10 +281,10 @@ def render(schema_path: Path) -> list[GeneratedFile]:
         if problems:
             raise SchemaError(schema_path, problems)
         models = finish()
-    models = finish_module(models, PostpassPlan(unions=pre.unions, ignored_keys=ignored))
-    models = ruff_format(models, "__init__.py")
+    finished = finish_module(models, PostpassPlan(unions=pre.unions, ignored_keys=ignored))
+    models = ruff_format(finished.code, "__init__.py")
     roles = read_method_roles(schema)
-    defined = _top_level_names(models)
+    defined = finished.names
     classes = {
         name: class_name(name)
         for e in roles.entries
