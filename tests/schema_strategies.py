@@ -40,6 +40,25 @@ INT_BOUNDS = {
 }
 
 
+def value_spots(value: Any) -> list[tuple[Any, Any]]:
+    """Every (container, key or index) inside a JSON value, outermost first: the places a
+    mutation can put something else."""
+    spots: list[tuple[Any, Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            spots.extend((node, key) for key in node)
+            for item in node.values():
+                walk(item)
+        elif isinstance(node, list):
+            spots.extend((node, index) for index in range(len(node)))
+            for item in node:
+                walk(item)
+
+    walk(value)
+    return spots
+
+
 def _constrains(part: Any) -> bool:
     """Whether a schema says anything about values (not only docs and x- keywords)."""
     if not isinstance(part, dict):

@@ -25,7 +25,7 @@ from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.transcripts import TranscriptError, TranscriptStore
 from acp_schema.v1.methods import METHODS as V1_METHODS
 from acp_schema.v2.methods import METHODS as V2_METHODS
-from tests.schema_strategies import SchemaStrategies
+from tests.schema_strategies import SchemaStrategies, value_spots
 
 NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "v1": v1.SessionNotification,
@@ -66,19 +66,7 @@ def mutated(version: str) -> st.SearchStrategy[Any]:
 
     def replace(pair: tuple[Any, Any, int]) -> Any:
         params, junk, pick = pair
-        spots: list[tuple[Any, Any]] = []
-
-        def walk(value: Any) -> None:
-            if isinstance(value, dict):
-                spots.extend((value, key) for key in value)
-                for item in value.values():
-                    walk(item)
-            elif isinstance(value, list):
-                spots.extend((value, index) for index in range(len(value)))
-                for item in value:
-                    walk(item)
-
-        walk(params)
+        spots = value_spots(params)
         if spots:
             holder, key = spots[pick % len(spots)]
             holder[key] = junk

@@ -31,7 +31,7 @@ from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.class_names import class_name
 from acp_schema.v1 import fast as fast_v1
 from acp_schema.v2 import fast as fast_v2
-from tests.schema_strategies import SchemaStrategies
+from tests.schema_strategies import SchemaStrategies, value_spots
 from tests.test_bindings_properties import JSON_VALUES
 
 MODELS: dict[str, ModuleType] = {"v1": v1, "v2": v2}
@@ -154,23 +154,6 @@ def check_alias(version: str, name: str, text: str | bytes) -> bool:
 # --- inputs ------------------------------------------------------------------------------
 
 
-def _spots(value: Any) -> list[tuple[Any, Any]]:
-    found: list[tuple[Any, Any]] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            found.extend((node, key) for key in node)
-            for item in node.values():
-                walk(item)
-        elif isinstance(node, list):
-            found.extend((node, index) for index in range(len(node)))
-            for item in node:
-                walk(item)
-
-    walk(value)
-    return found
-
-
 def _objects(value: Any) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
 
@@ -198,7 +181,7 @@ TAG_VALUES = st.sampled_from(
 
 def edited(instance: Any, edit: str, junk: Any, tag: str, pick: int) -> Any:
     """`instance` with one edit of kind `edit` at the spot `pick` chooses."""
-    spots, objects = _spots(instance), _objects(instance)
+    spots, objects = value_spots(instance), _objects(instance)
     if edit == "junk" and spots:
         holder, key = spots[pick % len(spots)]
         holder[key] = junk

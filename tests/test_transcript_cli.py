@@ -15,16 +15,18 @@ from acp_schema.cli import main
 from acp_schema.transcripts import cli
 
 
-def note(session_id: str, update: dict[str, Any]) -> str:
+def note(session_id: str, update: Any, **envelope: Any) -> str:
+    """A `session/update` line; `envelope` adds keys beside `params` (an `id`, ...)."""
     message = {
         "jsonrpc": "2.0",
         "method": "session/update",
         "params": {"sessionId": session_id, "update": update},
+        **envelope,
     }
     return json.dumps(message)
 
 
-def upsert(message_id: str, **fields: Any) -> dict[str, Any]:
+def upsert(message_id: Any, **fields: Any) -> dict[str, Any]:
     return {"sessionUpdate": "session_message", "messageId": message_id, **fields}
 
 

@@ -26,24 +26,11 @@ from acp_schema.cli import main
 from acp_schema.transcripts import TranscriptError, TranscriptStore, Version, wire_form
 from acp_schema.transcripts.store import _codec
 from tests.test_bindings_properties import SETTINGS, mutated, strategies
+from tests.test_transcript_cli import note, upsert
 
 VERSIONS: tuple[Version, ...] = ("v1", "v2")
 SESSIONS = ("A", "B", "C")
 MESSAGES = ("o1", "i1", "m")
-
-
-def note(session_id: str, update: Any, **envelope: Any) -> str:
-    message = {
-        "jsonrpc": "2.0",
-        "method": "session/update",
-        "params": {"sessionId": session_id, "update": update},
-        **envelope,
-    }
-    return json.dumps(message)
-
-
-def upsert(message_id: Any, **fields: Any) -> dict[str, Any]:
-    return {"sessionUpdate": "session_message", "messageId": message_id, **fields}
 
 
 def chunk(message_id: Any, content: Any, **fields: Any) -> dict[str, Any]:
