@@ -12,7 +12,8 @@ the message to the model (`acp_schema._fast`). What "exactly" takes:
   replace or skip is refused instead; default-on-null also takes `null` out of the type.
 - JSON integers: a plain `int` refuses `1.0`, which the model reads as 1.
 - Unions: a tagged union keeps its known variants (a variant that is itself a union, or
-  whose tag field is not a defaulted single-value literal, is left out); any other
+  whose tag field is not a defaulted single-value literal, is left out), and needs two of
+  them: msgspec requires the tag only to choose among Structs; any other
   union is mirrored only if its members take disjoint JSON kinds, so both decoders pick
   the same member. (msgspec writes a tag as the first key of its object, the model where
   the field is declared: the same JSON value, in another key order.)
@@ -218,8 +219,10 @@ class _Translator:
             assigned = self.plan.tags.get(kind)
             if assigned and (assigned.wire_key, assigned.value) == (dispatch.wire_key, tag):
                 variants.append(kind.__name__)
-        if not variants:
-            raise _No("no variant of a tagged union is mirrored")
+        if len(variants) < 2:
+            # msgspec requires the tag only to choose among Structs: one Struct alone (even
+            # beside None) decodes an object without its tag, which the model refuses.
+            raise _No("fewer than two variants of a tagged union are mirrored")
         routed = [*dispatch.variants.values(), dispatch.other]
         others = [m for m in members if not any(m is kind for kind in routed)]
         rest = self.union(others, drop_null=drop_null) if others else None

@@ -363,3 +363,15 @@ def test_the_sdk_conformance_inputs_decode_alike(version: str) -> None:
     taken = sum(check(version, NOTIFICATIONS[version], case.text) for case in batch)
     assert len(batch) >= 1000
     assert 0 < taken < len(batch)
+
+
+PROBES = ["{}", "[]", "null", '""', "0", '{"type": null}', '{"method": ""}', '{"_meta": {}}']
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_every_mirrored_definition_on_fixed_probes(version: str) -> None:
+    """Small texts every definition sees, so that a case like an empty object is never left
+    to chance (a one-variant union once took `{}` without its tag; the model refuses it)."""
+    for name in sorted(definitions(version)):
+        for text in PROBES:
+            check(version, name, text)
