@@ -178,8 +178,8 @@ def test_a_tagged_union_with_one_mirrored_variant_is_left_out() -> None:
         class Loose(AcpModel):
             method: Literal["c/d"] = "c/d"
             value: int | float
-        routes = {"a/b": Only, "c/d": Loose}
-        Note = TypeAliasType("Note", Annotated[Only | Loose, TagDispatch("method", "method", routes)])
+        routes = TagDispatch("method", "method", {"a/b": Only, "c/d": Loose})
+        Note = TypeAliasType("Note", Annotated[Only | Loose, routes])
         class Holder(AcpModel):
             note: Note | None = None
         """
