@@ -365,10 +365,9 @@ def import_rows(version: str, model: str, env: dict[str, str]) -> dict[str, tupl
 
 
 def store_report() -> float:
-    from tests.bench.transcripts import generate_log, store_run, store_run_models_only
-
     from acp_schema._fast import REFUSALS
     from acp_schema.transcripts.store import _codec
+    from tests.bench.transcripts import generate_log, store_run, store_run_models_only
 
     data = generate_log(STORE_LINES)
     validate = V2Message.model_validate_json
