@@ -309,7 +309,8 @@ def import_report() -> Imports:
     """Per version, now and with the fast module: (import x before, first decode CPU s)."""
     found: Imports = {}
     print(f"\nimport + first decode, CPU seconds, best of {IMPORT_RUNS} fresh interpreters")
-    print(f"{'':28} {'pydantic':>9} {'module':>8} {'1st decode':>11} {'total':>7} {'x before':>9}")
+    print("(deps: pydantic and the runtime, or for the fast rows msgspec and the fast runtime)")
+    print(f"{'':28} {'deps':>9} {'module':>8} {'1st decode':>11} {'total':>7} {'x before':>9}")
     with tempfile.TemporaryDirectory() as cache:
         env = bytecode_env(cache)
         for version, model in (("v1", "SessionNotification"), ("v2", "UpdateSessionNotification")):
@@ -357,9 +358,9 @@ def import_rows(version: str, model: str, env: dict[str, str]) -> dict[str, tupl
         f" with the fast module {found['fast'][0]:.2f}; target <= 0.5"
     )
     print(
-        f"{version}   `import acp_schema.{version}`: {facade:.3f} s (the facade: no pydantic, no"
-        f" models), `from acp_schema.{version} import fast`: {fast_body:.3f} s (Structs; the"
-        f" first column is msgspec and the runtime); the fast module alone {found['alone'][0]:.2f}"
+        f"{version}   `import acp_schema.{version}`: {facade * 1000:.1f} ms (the facade: no"
+        f" pydantic, no models), `from acp_schema.{version} import fast`: {fast_body:.3f} s"
+        f" (Structs); the fast module alone {found['alone'][0]:.2f}"
     )
     print(
         f"{version}   then the first model name used (`acp_schema.{version}.{model}`) imports"
