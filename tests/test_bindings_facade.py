@@ -115,3 +115,16 @@ def test_the_fallback_loads_the_models_in_a_fresh_interpreter() -> None:
         "assert type(decoded).__module__ == 'acp_schema.v2._models', type(decoded)"
     )
     assert _loaded_after(statement) == ["pydantic", "acp_schema.v2._models"]
+
+
+def test_the_facade_names_only_checked_public_identifiers() -> None:
+    from acp_schema.codegen.generate import _facade_module
+
+    text = _facade_module(["Zeta", "Alpha", "_private"], "# header")
+    namespace: dict[str, object] = {"__name__": "scratch"}
+    exec(compile(text, "__init__.py", "exec"), namespace)
+    assert namespace["__all__"] == ["Alpha", "Zeta"]
+    with pytest.raises(RuntimeError, match="is not a Python identifier"):
+        _facade_module(["Fine", "not-a-name"], "# header")
+    with pytest.raises(RuntimeError, match="is not a Python identifier"):
+        _facade_module(["class"], "# header")
