@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 _PLAIN = re.compile(r"[A-Z][A-Za-z0-9]*")
 
-# Names the generated `__init__.py` and `methods.py` import or define.
+# Names the generated `_models.py` and `methods.py` import or define.
 RESERVED = frozenset(
     {
         "Annotated", "Any", "Literal", "Optional", "Union", "ConfigDict", "Field", "BaseModel",

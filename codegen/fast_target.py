@@ -46,6 +46,8 @@ from acp_schema._runtime import (
     TagDispatch,
 )
 
+from .package_files import MODELS_MODULE
+
 # Markers that only make the model more lenient: the Struct's plain type is stricter.
 _LENIENT = (DefaultOnError, SkipInvalidItems, JsonInteger)
 _BOUNDS = {
@@ -431,9 +433,10 @@ def _alias_sources(plan: _Plan) -> list[str]:
 
 
 def fast_module(models_source: str, file_header: str) -> str:
-    """The source of `fast.py` beside the models module (`__init__.py`) whose source is
+    """The source of `fast.py` beside the models module (`_models.py`) whose source is
     `models_source`. Each Struct names its model relatively (the package's own name is not
-    known here: `generate --out` writes anywhere)."""
+    known here: `generate --out` writes anywhere), for type checkers only: at run time the
+    package's facade imports the models on the fast path's first fallback."""
     scratch = types.ModuleType("_acp_schema_fast_source")
     sys.modules[scratch.__name__] = scratch
     try:
@@ -462,7 +465,7 @@ def fast_module(models_source: str, file_header: str) -> str:
         "import msgspec",
         "from typing_extensions import TypeAlias",
         "from acp_schema import _fast",
-        *([f"if TYPE_CHECKING:\n    from . import ({imports})"] if kept else []),
+        *([f"if TYPE_CHECKING:\n    from .{MODELS_MODULE} import ({imports})"] if kept else []),
         *(sources[model] for model in kept),
         *_alias_sources(plan),
     ]

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,7 +27,7 @@ from .class_names import class_name
 from .fast_target import fast_module
 from .method_roles import MethodEntry, MethodRoles, definitions, read_method_roles
 from .out_dir import inspect_out_dir, write_out_dirs
-from .package_files import GENERATED_FILES, GENERATOR, header_lines, seal
+from .package_files import GENERATED_FILES, GENERATOR, MODELS_MODULE, header_lines, seal
 from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
 from .prepass import NamingError, prepass
 from .schema_check import (
@@ -209,7 +209,7 @@ def _methods_module(roles: MethodRoles, file_header: str, classes: Mapping[str, 
         names = [cst.ImportAlias(_identifier(name)) for name in used]
         body.append(
             cst.SimpleStatementLine(
-                [cst.ImportFrom(None, names, relative=[cst.Dot()])],
+                [cst.ImportFrom(cst.Name(MODELS_MODULE), names, relative=[cst.Dot()])],
                 leading_lines=[cst.EmptyLine()],
             )
         )
@@ -231,6 +231,58 @@ def _methods_module(roles: MethodRoles, file_header: str, classes: Mapping[str, 
         )
     )
     body[0] = body[0].with_changes(leading_lines=[])
+    return file_header + "\n" + cst.Module(body).code
+
+
+_FACADE_RUNTIME = """\
+# Hidden from type checkers: a module `__getattr__` makes unknown names `Any` to them.
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        if name not in __all__:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        models = importlib.import_module(".MODELS_MODULE", __name__)
+        # Bound here once, so that later lookups skip this function.
+        globals().update({public: getattr(models, public) for public in __all__})
+        return getattr(models, name)
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})
+"""
+
+
+def _facade_module(names: Iterable[str], file_header: str) -> str:
+    """The package's `__init__.py`: every public name of the models module (`_models.py`),
+    re-exported for type checkers and imported on first use at run time, so that importing
+    the package or its `fast` module does not import pydantic and the models."""
+    public = sorted(name for name in names if not name.startswith("_"))
+    aliases = [
+        cst.ImportAlias(_identifier(name), asname=cst.AsName(cst.Name(name))) for name in public
+    ]
+    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = [
+        _statement('"""The models of this protocol version, imported on first use.\n\n'
+                   "Importing the package or its `fast` module imports neither the models nor "
+                   'pydantic."""'),
+        _statement("from __future__ import annotations"),
+        _statement("import importlib"),
+        _statement("from typing import TYPE_CHECKING"),
+    ]  # fmt: skip
+    body[0] = body[0].with_changes(leading_lines=[])
+    if aliases:
+        imports = cst.ImportFrom(cst.Name(MODELS_MODULE), aliases, relative=[cst.Dot()])
+        block = cst.IndentedBlock([cst.SimpleStatementLine([imports])])
+        body.append(cst.If(cst.Name("TYPE_CHECKING"), block, leading_lines=[cst.EmptyLine()]))
+    exported = cst.List([cst.Element(_literal(name)) for name in public])
+    body.append(
+        cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Name("__all__"))], exported)],
+            leading_lines=[cst.EmptyLine()],
+        )
+    )
+    fixed = _FACADE_RUNTIME.replace("MODELS_MODULE", _identifier(MODELS_MODULE).value)
+    runtime = cst.parse_module(fixed)  # fixed code, no schema text
+    first, *rest = runtime.body  # its comment is the parsed module's header
+    body += [first.with_changes(leading_lines=[cst.EmptyLine(), *runtime.header]), *rest]
     return file_header + "\n" + cst.Module(body).code
 
 
@@ -282,7 +334,7 @@ def render(schema_path: Path) -> list[GeneratedFile]:
             raise SchemaError(schema_path, problems)
         models = finish()
     finished = finish_module(models, PostpassPlan(unions=pre.unions, ignored_keys=ignored))
-    models = ruff_format(finished.code, "__init__.py")
+    models = ruff_format(finished.code, f"{MODELS_MODULE}.py")
     roles = read_method_roles(schema)
     defined = finished.names
     classes = {
@@ -297,8 +349,10 @@ def render(schema_path: Path) -> list[GeneratedFile]:
         raise SchemaError(schema_path, [Problem("", f"cannot be generated: {message}")])
     methods = ruff_format(_methods_module(roles, file_header, classes), "methods.py")
     fast = ruff_format(fast_module(models, file_header), "fast.py")
+    facade = ruff_format(_facade_module(defined, file_header), "__init__.py")
     return [
-        GeneratedFile("__init__.py", seal(models)),
+        GeneratedFile("__init__.py", seal(facade)),
+        GeneratedFile(f"{MODELS_MODULE}.py", seal(models)),
         GeneratedFile("methods.py", seal(methods)),
         GeneratedFile("fast.py", seal(fast)),
         GeneratedFile("py.typed", ""),

@@ -15,8 +15,10 @@ GENERATOR = "datamodel-code-generator"
 
 # What `generate.render` writes into a package directory; the test suite checks that
 # these lists still match a real render.
-GENERATED_FILES = ("__init__.py", "methods.py", "fast.py", "py.typed")
-HEADERED_FILES = ("__init__.py", "methods.py", "fast.py")
+# `__init__.py` is a small facade that imports the models module on first use.
+MODELS_MODULE = "_models"
+GENERATED_FILES = ("__init__.py", f"{MODELS_MODULE}.py", "methods.py", "fast.py", "py.typed")
+HEADERED_FILES = ("__init__.py", f"{MODELS_MODULE}.py", "methods.py", "fast.py")
 
 # Left behind by Python itself, not by the generator.
 IGNORED_NAMES = frozenset({"__pycache__"})

@@ -122,6 +122,9 @@ def defined_names(module: str) -> frozenset[str] | None:
             names.update(p.name for p in Path(location).iterdir() if p.is_dir())
     tree = ast.parse(Path(spec.origin).read_bytes())
     for node in tree.body:
+        # A literal `__all__` names what the module exports, also what it binds only on
+        # first use (the generated packages load their models through `__getattr__`).
+        names.update(_literal_all(node))
         for name in statement_names(node):
             if name != "*":
                 names.add(name)
@@ -133,6 +136,20 @@ def defined_names(module: str) -> frozenset[str] | None:
                 return None
             names.update(found)
     return frozenset(names)
+
+
+def _literal_all(node: ast.stmt) -> list[str]:
+    """The names of `__all__ = [...]` (or a tuple) of string literals; [] otherwise."""
+    if not (
+        isinstance(node, ast.Assign)
+        and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["__all__"]
+        and isinstance(node.value, ast.List | ast.Tuple)
+    ):
+        return []
+    items = node.value.elts
+    if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items):
+        return []
+    return [e.value for e in items if isinstance(e, ast.Constant) and isinstance(e.value, str)]
 
 
 def statement_names(node: ast.stmt) -> list[str]:

@@ -149,7 +149,7 @@ def numbered_names(cell: Cell, workdir: Path) -> list[str]:
     schema: the generator's numbered classes, which the pre-pass exists to prevent."""
     doc = json.loads(cell.path.read_text(encoding="utf-8"))
     declared = {class_name(n) for key in ("$defs", "definitions") for n in doc.get(key, {})}
-    source = (workdir / cell.package / cell.protocol / "__init__.py").read_text(encoding="utf-8")
+    source = (workdir / cell.package / cell.protocol / "_models.py").read_text(encoding="utf-8")
     names = set()
     for node in ast.parse(source).body:
         if isinstance(node, ast.ClassDef):

@@ -30,7 +30,8 @@ def generated_text(body: str) -> str:
 
 def files(version: str = "new") -> list[GeneratedFile]:
     return [
-        GeneratedFile("__init__.py", generated_text(f"MODELS = {version!r}\n")),
+        GeneratedFile("__init__.py", generated_text(f"FACADE = {version!r}\n")),
+        GeneratedFile("_models.py", generated_text(f"MODELS = {version!r}\n")),
         GeneratedFile("methods.py", generated_text(f"METHODS = {version!r}\n")),
         GeneratedFile("fast.py", generated_text(f"FAST = {version!r}\n")),
         GeneratedFile("py.typed", ""),
@@ -89,7 +90,7 @@ def test_an_earlier_output_is_replaced_and_python_caches_kept(
     (out / "models.py").write_text(generated_text("OLD = 1\n"))  # an older generator's file
     generate.write_files(files("new"), out)
     assert sorted(p.name for p in out.iterdir()) == sorted([*GENERATED_FILES, "__pycache__"])
-    assert "MODELS = 'new'" in (out / "__init__.py").read_text()
+    assert "MODELS = 'new'" in (out / "_models.py").read_text()
     assert (out / "__pycache__" / "methods.cpython-311.pyc").read_bytes() == b"cache"
     assert mode(out) == 0o750  # the directory is kept, with its own mode
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]

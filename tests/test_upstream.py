@@ -273,7 +273,7 @@ def test_generate_from_upstream(
     assert main([*args, "--out", str(out)]) == 0
     assert "2.1.0/v1/schema.unstable.json -> " in capsys.readouterr().out
     bundled = Path(__file__).resolve().parents[1] / "generated" / "v1"
-    for name in ("__init__.py", "methods.py"):  # the fake release is the bundled schema
+    for name in ("__init__.py", "_models.py", "methods.py"):  # the fake release is bundled
         assert (out / name).read_text(encoding="utf-8") == (bundled / name).read_text(
             encoding="utf-8"
         )

@@ -10,6 +10,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from acp_schema import v1, v2
+from acp_schema.v1 import _models as v1_models
+from acp_schema.v2 import _models as v2_models
 
 # Names the old bindings had and 2.1.0 renamed (the import rule reports them).
 RENAMED = {"AuthCapabilities": "ClientAuthCapabilities"}
@@ -60,7 +62,8 @@ def old_module(version: str) -> types.ModuleType:
     """A module standing in for `acp_schema.<version>` before the revision."""
     new = v1 if version == "v1" else v2
     module = types.ModuleType(f"acp_schema.{version}")
-    module.__dict__.update({k: v for k, v in vars(new).items() if not k.startswith("__")})
+    models = v1_models if version == "v1" else v2_models  # the package is a lazy facade
+    module.__dict__.update({k: v for k, v in vars(models).items() if not k.startswith("__")})
     module.SessionMessageChunk = _chunk_class(new.ContentBlock)  # type: ignore[attr-defined]
     notification = "SessionNotification" if version == "v1" else "UpdateSessionNotification"
     setattr(module, notification, _notification_class(notification))

@@ -1,0 +1,130 @@
+"""The package `acp_schema.vN` is a facade: its models (`_models.py`) and pydantic are
+imported on first use, so the fast path and the method-free imports stay light."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+import pytest
+
+import acp_schema.v1
+import acp_schema.v2
+from acp_schema.codegen.bundled import default_output
+from acp_schema.v1 import _models as v1_models
+from acp_schema.v2 import _models as v2_models
+
+FACADES = {"v1": (acp_schema.v1, v1_models), "v2": (acp_schema.v2, v2_models)}
+
+
+def _loaded_after(statement: str) -> list[str]:
+    """Which of pydantic and the models modules a fresh interpreter holds after `statement`."""
+    code = (
+        f"import sys\n{statement}\n"
+        "watched = ['pydantic', 'acp_schema.v1._models', 'acp_schema.v2._models']\n"
+        "print(' '.join(name for name in watched if name in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from acp_schema.v2 import fast",
+        "import acp_schema.v2",
+        "import acp_schema.v1.fast, acp_schema.v2.fast",
+        # a decode the Struct takes never needs the model
+        "from acp_schema.v2 import fast\n"
+        "fast.UpdateSessionNotification.decode_json("
+        'b\'{"sessionId": "s", "update": {"sessionUpdate": "session_message", '
+        '"messageId": "m"}}\')',
+    ],
+    ids=["fast", "package", "both-fast", "fast-decode"],
+)
+def test_the_package_and_its_fast_module_import_no_models(statement: str) -> None:
+    assert _loaded_after(statement) == []
+
+
+def test_a_name_of_the_package_imports_the_models() -> None:
+    assert _loaded_after("from acp_schema.v2 import UpdateSessionNotification") == [
+        "pydantic",
+        "acp_schema.v2._models",
+    ]
+
+
+def _defined_names(version: str) -> list[str]:
+    """The public classes and aliases `_models.py` defines at top level."""
+    tree = ast.parse((default_output(version) / "_models.py").read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return sorted(name for name in names if not name.startswith("_"))
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_every_name_the_models_define_is_the_same_object_in_the_package(version: str) -> None:
+    package, models = FACADES[version]
+    defined = _defined_names(version)
+    assert len(defined) > 100
+    assert package.__all__ == defined
+    assert all(getattr(package, name) is getattr(models, name) for name in defined)
+    assert set(defined) <= set(dir(package))
+
+
+def test_from_import_gives_the_model_class() -> None:
+    from acp_schema.v2 import UpdateSessionNotification
+
+    assert UpdateSessionNotification is v2_models.UpdateSessionNotification
+    assert UpdateSessionNotification.__module__ == "acp_schema.v2._models"
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError) as caught:
+        acp_schema.v2.Nope  # type: ignore[attr-defined]  # noqa: B018
+    assert str(caught.value) == "module 'acp_schema.v2' has no attribute 'Nope'"
+    with pytest.raises(ImportError, match="cannot import name 'Nope'"):
+        from acp_schema.v2 import Nope  # type: ignore[attr-defined]  # noqa: F401
+    # names the models module imports (pydantic's Field, ...) are not the package's
+    assert not hasattr(acp_schema.v2, "Field")
+
+
+def test_the_fast_paths_fallback_returns_the_model() -> None:
+    from acp_schema.v2 import fast
+
+    # an unknown key: the Struct refuses, the model keeps it
+    data = (
+        b'{"sessionId": "s", "update": {"sessionUpdate": "session_message", "messageId": "m"},'
+        b' "extra": 1}'
+    )
+    decoded = fast.UpdateSessionNotification.decode_json(data)
+    assert type(decoded) is v2_models.UpdateSessionNotification
+    assert fast.UpdateSessionNotification.model_type() is v2_models.UpdateSessionNotification
+
+
+def test_the_fallback_loads_the_models_in_a_fresh_interpreter() -> None:
+    statement = (
+        "from acp_schema.v2 import fast\n"
+        "decoded = fast.UpdateSessionNotification.decode_json("
+        'b\'{"sessionId": "s", "update": {"sessionUpdate": "session_message", '
+        '"messageId": "m"}, "extra": 1}\')\n'
+        "assert type(decoded).__module__ == 'acp_schema.v2._models', type(decoded)"
+    )
+    assert _loaded_after(statement) == ["pydantic", "acp_schema.v2._models"]
+
+
+def test_the_facade_names_only_checked_public_identifiers() -> None:
+    from acp_schema.codegen.generate import _facade_module
+
+    text = _facade_module(["Zeta", "Alpha", "_private"], "# header")
+    namespace: dict[str, object] = {"__name__": "scratch"}
+    exec(compile(text, "__init__.py", "exec"), namespace)
+    assert namespace["__all__"] == ["Alpha", "Zeta"]
+    with pytest.raises(RuntimeError, match="is not a Python identifier"):
+        _facade_module(["Fine", "not-a-name"], "# header")
+    with pytest.raises(RuntimeError, match="is not a Python identifier"):
+        _facade_module(["class"], "# header")
