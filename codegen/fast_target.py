@@ -28,7 +28,7 @@ import keyword
 import sys
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,7 +126,7 @@ class _Translator:
         drop_null = any(isinstance(m, DefaultOnNull) for m in metadata)
         return self.type(annotation, metadata, drop_null=drop_null)
 
-    def type(self, kind: Any, metadata: list[Any] = (), *, drop_null: bool = False) -> _Type:  # type: ignore[assignment]
+    def type(self, kind: Any, metadata: Sequence[Any] = (), *, drop_null: bool = False) -> _Type:
         kind, inner = _unwrap(kind)
         metadata = [*metadata, *inner]
         tag_dispatch = [m for m in metadata if isinstance(m, TagDispatch)]
