@@ -24,6 +24,7 @@ the message to the model (`acp_schema._fast`). What "exactly" takes:
 from __future__ import annotations
 
 import enum
+import hashlib
 import keyword
 import sys
 import types
@@ -73,6 +74,7 @@ class _Type:
     kinds: frozenset[str]  # JSON kinds it takes: null, bool, number, string, array, object, any
     tag_field: str | None = None  # set when every object member is a tagged Struct
     strings: tuple[str, ...] | None = None  # the values of a string literal; () for `str`
+    static: str | None = None  # what type checkers see, where it differs from `code`
 
 
 @dataclass
@@ -126,7 +128,14 @@ class _Translator:
         drop_null = any(isinstance(m, DefaultOnNull) for m in metadata)
         return self.type(annotation, metadata, drop_null=drop_null)
 
-    def type(self, kind: Any, metadata: Sequence[Any] = (), *, drop_null: bool = False) -> _Type:
+    def type(
+        self,
+        kind: Any,
+        metadata: Sequence[Any] = (),
+        *,
+        drop_null: bool = False,
+        alias_root: bool = False,
+    ) -> _Type:
         kind, inner = _unwrap(kind)
         metadata = [*metadata, *inner]
         tag_dispatch = [m for m in metadata if isinstance(m, TagDispatch)]
@@ -143,11 +152,15 @@ class _Translator:
                 raise _No("constrained alias")
             return self.alias(kind, drop_null=drop_null)
         members = _union_members(kind)
+        if members is None and tag_dispatch:
+            members = [kind]  # a tagged "union" of one class still requires its tag
         if members is not None:
             if bounds:
                 raise _No("constrained union")
             if tag_dispatch:
-                return self.tagged(members, tag_dispatch[0], drop_null=drop_null)
+                return self.tagged(
+                    members, tag_dispatch[0], drop_null=drop_null, alias_root=alias_root
+                )
             return self.union(members, drop_null=drop_null)
         result = self.single(kind)
         if bounds:
@@ -160,7 +173,7 @@ class _Translator:
         if name is None:
             raise _No(f"alias {alias.__name__} defined elsewhere")
         self.named.add(name)
-        inner = self.type(alias.__value__)
+        inner = self.type(alias.__value__, alias_root=True)
         if drop_null and "null" in inner.kinds:
             raise _No("default-on-null over an alias that takes null")
         return _Type(name, inner.kinds, inner.tag_field)
@@ -213,7 +226,9 @@ class _Translator:
         code = " | ".join(part.code for part in parts)
         return _Type(code, frozenset(seen), tagged.pop() if shared_tag else None)
 
-    def tagged(self, members: list[Any], dispatch: TagDispatch, *, drop_null: bool) -> _Type:
+    def tagged(
+        self, members: list[Any], dispatch: TagDispatch, *, drop_null: bool, alias_root: bool
+    ) -> _Type:
         variants: list[str] = []
         for tag, kind in dispatch.variants.items():
             if not (isinstance(kind, type) and kind in self.plan.mirrored):
@@ -221,10 +236,18 @@ class _Translator:
             assigned = self.plan.tags.get(kind)
             if assigned and (assigned.wire_key, assigned.value) == (dispatch.wire_key, tag):
                 variants.append(kind.__name__)
-        if len(variants) < 2:
-            # msgspec requires the tag only to choose among Structs: one Struct alone (even
-            # beside None) decodes an object without its tag, which the model refuses.
-            raise _No("fewer than two variants of a tagged union are mirrored")
+        if not variants:
+            raise _No("no variant of a tagged union is mirrored")
+        # msgspec requires the tag only to choose among Structs: one Struct alone (even
+        # beside None) decodes an object without its tag, which the model refuses. A lone
+        # variant gets a Struct that never decodes beside it (`_tag_required`), at run time
+        # only, so an alias's static type stays the variant; elsewhere it is left out.
+        static = None
+        if len(variants) == 1:
+            if not alias_root or dispatch.variants.get(_NEVER_TAG) is not None:
+                raise _No("one variant of a tagged union is mirrored")
+            static = variants[0]
+            variants.append(_tag_required(dispatch.wire_key))
         routed = [*dispatch.variants.values(), dispatch.other]
         others = [m for m in members if not any(m is kind for kind in routed)]
         rest = self.union(others, drop_null=drop_null) if others else None
@@ -232,7 +255,31 @@ class _Translator:
             raise _No("a tagged union with other object members")
         code = " | ".join(variants + ([rest.code] if rest else []))
         kinds = frozenset({"object"} | (rest.kinds if rest else set()))
-        return _Type(code, kinds, dispatch.wire_key)
+        if static is not None:
+            static = " | ".join([static] + ([rest.code] if rest else []))
+        return _Type(code, kinds, dispatch.wire_key, static=static)
+
+
+_NEVER_TAG = "\x00"  # the sentinel's tag: no schema names a variant with it
+
+
+def _tag_required(wire_key: str) -> str:
+    """The name of the sentinel Struct for tag key `wire_key` (see `_sentinel_source`)."""
+    if wire_key.isidentifier() and not keyword.iskeyword(wire_key) and wire_key.isascii():
+        return f"_TagRequired_{wire_key}"
+    return f"_TagRequired_{hashlib.sha256(wire_key.encode()).hexdigest()[:12]}"
+
+
+def _sentinel_source(wire_key: str) -> str:
+    return (
+        f"class {_identifier(_tag_required(wire_key))}(\n"
+        f"    msgspec.Struct, tag_field={wire_key!r}, tag={_NEVER_TAG!r},"
+        " forbid_unknown_fields=True, gc=False\n):\n"
+        '    """Never decodes (no string fits its field). Beside the one mirrored variant of'
+        " a tagged\n    union it makes msgspec require the tag, as the model's union does."
+        '"""\n\n'
+        "    never: Annotated[str, msgspec.Meta(min_length=1, max_length=0)]"
+    )
 
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -404,14 +451,15 @@ def _mirror(plan: _Plan) -> dict[type[AcpModel], str]:
 
 
 def _alias_sources(plan: _Plan) -> list[str]:
-    """The aliases that translate, each after the aliases it names."""
+    """The aliases that translate, each after the aliases it names, preceded by the
+    sentinel Structs they use."""
     translate = _Translator(plan)
-    codes: dict[str, str] = {}
+    types_: dict[str, _Type] = {}
     needs: dict[str, set[str]] = {}
     for name, alias in plan.aliases.items():
         translate.named = set()
         try:
-            codes[name] = translate.type(alias.__value__).code
+            types_[name] = translate.type(alias.__value__, alias_root=True)
         except _No:
             continue
         needs[name] = translate.named
@@ -422,14 +470,25 @@ def _alias_sources(plan: _Plan) -> list[str]:
         if name in placed or name in path:
             return
         for other in sorted(needs[name]):
-            if other in codes:
+            if other in types_:
                 place(other, (*path, name))
         placed.add(name)
         ordered.append(name)
 
-    for name in codes:
+    for name in types_:
         place(name)
-    return [f"{_identifier(name)}: TypeAlias = {codes[name]}" for name in ordered]
+    keys = sorted({t.tag_field for t in types_.values() if t.static is not None and t.tag_field})
+    lines = [_sentinel_source(key) for key in keys]
+    for name in ordered:
+        kind = types_[name]
+        if kind.static is None:
+            lines.append(f"{_identifier(name)}: TypeAlias = {kind.code}")
+        else:  # type checkers see the variant, msgspec the variant beside its sentinel
+            lines.append(
+                f"if TYPE_CHECKING:\n    {_identifier(name)}: TypeAlias = {kind.static}\n"
+                f"else:\n    {name}: TypeAlias = {kind.code}"
+            )
+    return lines
 
 
 def fast_module(models_source: str, file_header: str) -> str:
