@@ -329,18 +329,19 @@ def _literal(values: tuple[Any, ...]) -> _Type:
 
 
 def _default(info: FieldInfo) -> str | None:
-    """The Struct default for a field, as source; None for a required field."""
+    """The `msgspec.field` keyword for a field's default, as source (`default=...` or
+    `default_factory=...`); None for a required field."""
     if info.default_factory is not None:
         raise _No("default factory")
     value = info.default
     if value is PydanticUndefined:
         return None
     if value is MISSING:
-        return "msgspec.UNSET"
+        return "default=msgspec.UNSET"
     if value is None or isinstance(value, (bool, int, float, str)):
-        return repr(value)
+        return f"default={value!r}"
     if value == [] or value == {}:
-        return f"msgspec.field(default_factory={type(value).__name__})"
+        return f"default_factory={type(value).__name__}"
     raise _No(f"default {value!r}")
 
 
@@ -358,25 +359,18 @@ def _tag_of(model: type[AcpModel], dispatch: TagDispatch, tag: str) -> _Tag | No
 
 
 def _dispatches(plan: _Plan) -> Iterator[TagDispatch]:
-    """Every TagDispatch marker of the module, in a stable order."""
+    """Every TagDispatch marker of the module, in a stable order: on aliases, on field
+    annotations and among a field's own metadata."""
+    markers = [_unwrap(alias.__value__)[1] for alias in plan.aliases.values()]
+    for model in plan.models:
+        for info in model.model_fields.values():
+            markers += [info.metadata, _unwrap(info.annotation)[1]]
     seen: set[int] = set()
-
-    def found(kind: Any) -> Iterator[TagDispatch]:
-        kind, metadata = _unwrap(kind)
+    for metadata in markers:
         for item in metadata:
             if isinstance(item, TagDispatch) and id(item) not in seen:
                 seen.add(id(item))
                 yield item
-
-    for alias in plan.aliases.values():
-        yield from found(alias.__value__)
-    for model in plan.models:
-        for info in model.model_fields.values():
-            for item in info.metadata:
-                if isinstance(item, TagDispatch) and id(item) not in seen:
-                    seen.add(id(item))
-                    yield item
-            yield from found(info.annotation)
 
 
 def _assign_tags(plan: _Plan) -> None:
@@ -415,15 +409,12 @@ def _class_source(model: type[AcpModel], plan: _Plan) -> str:
         code = translate.field_type(info.annotation, list(info.metadata)).code
         default = _default(info)
         wire = info.alias or python_name
-        options_ = [] if wire == python_name else [f"name={wire!r}"]
-        if default is not None and default.startswith("msgspec.field("):
-            options_.append(default[len("msgspec.field(") : -1])
-        elif default is not None:
-            options_.append(f"default={default}")
-        if options_ == [f"default={default}"]:
-            value = f" = {default}"
+        keywords = [] if wire == python_name else [f"name={wire!r}"]
+        keywords += [default] if default else []
+        if default and keywords == [default] and default.startswith("default="):
+            value = f" = {default.removeprefix('default=')}"  # a plain default needs no field()
         else:
-            value = f" = msgspec.field({', '.join(options_)})" if options_ else ""
+            value = f" = msgspec.field({', '.join(keywords)})" if keywords else ""
         lines.append(f"    {_identifier(python_name)}: {code}{value}")
     if len(lines) == 1:
         lines.append("    pass")

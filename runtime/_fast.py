@@ -37,6 +37,14 @@ _ENCODER = msgspec.json.Encoder()
 REFUSALS = (msgspec.DecodeError, RecursionError, UnicodeError, TypeError)
 
 
+def _decoder(kind: type[Any]) -> msgspec.json.Decoder[Any]:
+    """The decoder of a Struct type, built on first use (annotations resolve then)."""
+    decoder = _DECODERS.get(kind)
+    if decoder is None:
+        decoder = _DECODERS[kind] = msgspec.json.Decoder(kind)
+    return decoder
+
+
 class NotFastError(ValueError):
     """A model holds something its Struct cannot (an unknown key, an unknown variant, ...)."""
 
@@ -63,11 +71,8 @@ class FastStruct(msgspec.Struct, Generic[M], forbid_unknown_fields=True, gc=Fals
         Raises what the model's `model_validate_json` raises (a pydantic `ValidationError`)
         when the model refuses the text too.
         """
-        decoder = _DECODERS.get(cls)
-        if decoder is None:
-            decoder = _DECODERS[cls] = msgspec.json.Decoder(cls)
         try:
-            result: Self = decoder.decode(data)
+            result: Self = _decoder(cls).decode(data)
             return result
         except REFUSALS:
             pass
@@ -90,11 +95,8 @@ class FastStruct(msgspec.Struct, Generic[M], forbid_unknown_fields=True, gc=Fals
     def from_model(cls, model: M) -> Self:
         """The Struct with the same content as `model`; `NotFastError` if the model holds
         what the Struct cannot (unknown keys, an unknown variant, ...)."""
-        decoder = _DECODERS.get(cls)
-        if decoder is None:
-            decoder = _DECODERS[cls] = msgspec.json.Decoder(cls)
         try:
-            result: Self = decoder.decode(model.model_dump_json())  # type: ignore[attr-defined]
+            result: Self = _decoder(cls).decode(model.model_dump_json())  # type: ignore[attr-defined]
         except msgspec.DecodeError as error:
             raise NotFastError(f"{type(model).__name__} has no fast form: {error}") from None
         return result
