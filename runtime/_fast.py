@@ -71,8 +71,9 @@ class FastStruct(msgspec.Struct, Generic[M], forbid_unknown_fields=True, gc=Fals
         Raises what the model's `model_validate_json` raises (a pydantic `ValidationError`)
         when the model refuses the text too.
         """
+        decoder = _DECODERS.get(cls) or _decoder(cls)  # the lookup inline: a hot path
         try:
-            result: Self = _decoder(cls).decode(data)
+            result: Self = decoder.decode(data)
             return result
         except REFUSALS:
             pass
