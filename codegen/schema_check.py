@@ -627,7 +627,7 @@ def _check_definitions(doc: dict[str, Any]) -> list[Problem]:
 def _check_naming(doc: dict[str, Any]) -> list[Problem]:
     """What the pre-pass cannot name (two classes the naming rule gives one name): run it,
     on an otherwise clean schema, so `schema check` says it before `generate` does."""
-    from .prepass import NamingError, prepass  # needs the generator's helpers: only here
+    from .generate.prepass import NamingError, prepass  # the generator's own: only here
 
     try:
         prepass(doc)

@@ -1,4 +1,4 @@
-"""Behaviour of ``acp-schema check`` (acp_schema.codegen.drift, drift_cli).
+"""Behaviour of ``acp-schema check`` (acp_schema.codegen.drift.check, drift.commands).
 
 Every test works on a temporary tree: a copy of the bundled v1 schema and bindings freshly
 rendered from it. One render is shared by the module (rendering takes seconds); `--full`
@@ -16,8 +16,11 @@ from pathlib import Path
 import pytest
 
 from acp_schema.cli import main
-from acp_schema.codegen import bundled, drift, generate, package_files
-from acp_schema.codegen.generate import GeneratedFile
+from acp_schema.codegen import bundled
+from acp_schema.codegen.drift import check as drift
+from acp_schema.codegen.generate import package_files
+from acp_schema.codegen.generate import pipeline as generate
+from acp_schema.codegen.generate.pipeline import GeneratedFile
 
 
 @dataclass(frozen=True)

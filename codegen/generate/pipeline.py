@@ -23,21 +23,21 @@ from ruff import find_ruff_bin  # type: ignore[import-untyped, unused-ignore]
 
 from acp_schema.cli_common import ignore_interrupts
 
-from .class_names import class_name
-from .fast_target import fast_module
-from .method_roles import MethodEntry, MethodRoles, definitions, read_method_roles
-from .out_dir import inspect_out_dir, write_out_dirs
-from .package_files import GENERATED_FILES, GENERATOR, MODELS_MODULE, header_lines, seal
-from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
-from .prepass import NamingError, prepass
-from .schema_check import (
+from ..class_names import class_name
+from ..method_roles import MethodEntry, MethodRoles, definitions, read_method_roles
+from ..schema_check import (
     Problem,
     SchemaError,
     check_schema_document,
     meta_schema_problems,
     parse_schema_file,
 )
-from .schema_walk import DECODING_KEYWORDS
+from ..schema_walk import DECODING_KEYWORDS
+from .fast_target import fast_module
+from .out_dir import inspect_out_dir, write_out_dirs
+from .package_files import GENERATED_FILES, GENERATOR, MODELS_MODULE, header_lines, seal
+from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
+from .prepass import NamingError, prepass
 
 # Wire keys that the revision removed from a definition. Decoders ignore them and never
 # write them back (spec: a chunk that still sends participant IDs is accepted, those keys

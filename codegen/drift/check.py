@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, os_reason
 
-from . import bundled
-from .bundled import SCHEMA_FILE, VERSIONS
-from .package_files import (
+from .. import bundled
+from ..bundled import SCHEMA_FILE, VERSIONS
+from ..generate.package_files import (
     GENERATED_FILES,
     GENERATOR,
     HEADERED_FILES,
@@ -48,7 +48,7 @@ from .package_files import (
 )
 
 if TYPE_CHECKING:
-    from .schema_check import SchemaError
+    from ..schema_check import SchemaError
 
 MAX_DIFF_LINES = 40  # per file, for --full
 _SHORT_DIGEST = 12
@@ -151,7 +151,7 @@ def check_target(target: Target, *, full: bool = False, generator: str | None) -
         return report
     if any(f.reason.startswith(_OTHER_SCHEMA) for f in report.findings):
         # Drift against a schema that cannot be generated from is a schema problem first.
-        from .schema_check import SchemaError, load_schema
+        from ..schema_check import SchemaError, load_schema
 
         try:
             load_schema(target.schema)
@@ -223,8 +223,8 @@ def _strays(out_dir: Path) -> list[Path]:
 
 
 def _full_findings(target: Target, report: TargetReport) -> None:
-    from .generate import failure_summary, render
-    from .schema_check import SchemaError
+    from ..generate.pipeline import failure_summary, render
+    from ..schema_check import SchemaError
 
     try:
         rendered = render(target.schema)
