@@ -43,6 +43,8 @@ INSTALLED_PACKAGES = (
     "acp_schema.v1",
     "acp_schema.v2",
     "acp_schema.codegen",
+    "acp_schema.codegen.generate",
+    "acp_schema.codegen.drift",
     "acp_schema.migrations",
 )
 
