@@ -39,7 +39,14 @@ class LoadedSchema:
 def load_schema_file(path: str | os.PathLike[str], *, meta_schema: bool = True) -> LoadedSchema:
     """Read and check the schema at `path` once; raise SchemaError listing every problem
     (the meta-schema's too, even with `meta_schema=False`, once something else failed)."""
-    raw = read_schema_bytes(path)
+    return load_schema_bytes(read_schema_bytes(path), path, meta_schema=meta_schema)
+
+
+def load_schema_bytes(
+    raw: bytes, path: str | os.PathLike[str], *, meta_schema: bool = True
+) -> LoadedSchema:
+    """`load_schema_file` on the bytes of `path`, read already (`acp-schema check` reads
+    them for their digest first)."""
     doc, problems = parse_schema_bytes(raw, path)
     roles = read_method_roles(doc) if isinstance(doc, dict) else MethodRoles()
     found = problems + check_schema_document(

@@ -78,3 +78,12 @@ def test_loading_a_schema_with_problems_lists_them_all(tmp_path: Path) -> None:
     with pytest.raises(SchemaError) as caught:
         load_schema_file(broken, meta_schema=False)
     assert any("Missing" in line for line in caught.value.lines())
+
+
+def test_check_full_reads_the_schema_once_and_derives_its_method_roles_once(
+    counted: Counter[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", "--full", "v1"]) == 0
+    assert "in sync" in capsys.readouterr().out
+    assert counted["roles"] == 1
+    assert counted[str(bundled_schema("v1"))] == 1

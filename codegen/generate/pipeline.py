@@ -289,8 +289,8 @@ def _method_problems(schema: dict[str, Any]) -> list[Problem]:
 
 
 def render(source: Path | LoadedSchema) -> list[GeneratedFile]:
-    """Generate the binding files of a schema (its path, or the schema already loaded), in
-    memory.
+    """Generate the binding files of a schema (its path, or the schema loaded with
+    `meta_schema=False`), in memory.
 
     Nothing is produced from a schema with problems. The meta-schema validation, the slow
     part of the checks, runs while datamodel-codegen works on the pre-pass output; the
