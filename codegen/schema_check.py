@@ -44,7 +44,7 @@ from acp_schema._json_nesting import too_deep
 from acp_schema.cli_common import os_reason
 
 from .class_names import colliding
-from .method_roles import definitions, read_method_roles
+from .method_roles import MethodRoles, definitions, read_method_roles
 from .schema_walk import (
     DECODING_KEYWORDS,
     SUBSCHEMA_KEYWORDS,
@@ -231,18 +231,30 @@ def parse_schema_file(path: str | os.PathLike[str]) -> tuple[object, list[Proble
     """Parse the file (UTF-8, strict JSON, duplicate keys located as problems); raise
     SchemaError(unusable=True) if there is nothing to check. The reading stage shared by
     every command that takes a schema file."""
+    return parse_schema_bytes(read_schema_bytes(path), path)
+
+
+def read_schema_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The file's bytes; SchemaError(unusable=True) naming the reason if it cannot be read."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        reason = f"not UTF-8 text (byte {exc.start}: {exc.reason})"
-        raise SchemaError(
-            path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
-        ) from None
+        return Path(path).read_bytes()
     except OSError as exc:
         reason = os_reason(exc)
         raise SchemaError(
             path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
         ) from None
+
+
+def parse_schema_bytes(raw: bytes, path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
+    """`parse_schema_file` on bytes already read (`loaded_schema.py` also digests them)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 text (byte {exc.start}: {exc.reason})"
+        raise SchemaError(
+            path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
+        ) from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode read gives
     deep = too_deep(text, MAX_JSON_DEPTH)
     if deep is not None:
         raise SchemaError(path, [Problem("", str(deep))], unusable=True)
@@ -281,14 +293,19 @@ def load_schema(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def check_schema_document(
-    doc: object, *, meta_schema: bool = True, warnings: bool = False
+    doc: object,
+    *,
+    meta_schema: bool = True,
+    warnings: bool = False,
+    roles: MethodRoles | None = None,
 ) -> list[Problem]:
     """All problems of an already parsed schema document, sorted; with `warnings`, the
     warnings too (`Problem.warning`).
 
     `meta_schema=False` leaves out the Draft 2020-12 meta-schema validation, nearly all of
     the cost on a large schema, for a caller that runs `meta_schema_problems` itself while
-    it waits for other work (the generator does, beside datamodel-codegen).
+    it waits for other work (the generator does, beside datamodel-codegen). `roles` are
+    the document's method roles when the caller has read them already (`LoadedSchema`).
     """
     if not isinstance(doc, dict):
         return [Problem("", f"top level must be a JSON object (a schema), got {_kind(doc)}")]
@@ -302,7 +319,7 @@ def check_schema_document(
         problems += _check_unions(index, pointer, schema)
         problems += _check_required(pointer, schema)
     problems += _check_cycles(index, subschemas)
-    problems += _check_methods(doc)
+    problems += _check_methods(read_method_roles(doc) if roles is None else roles)
     if not errors(problems):
         problems += _check_naming(doc)
     found = sorted(set(problems))
@@ -627,7 +644,7 @@ def _check_definitions(doc: dict[str, Any]) -> list[Problem]:
 def _check_naming(doc: dict[str, Any]) -> list[Problem]:
     """What the pre-pass cannot name (two classes the naming rule gives one name): run it,
     on an otherwise clean schema, so `schema check` says it before `generate` does."""
-    from .prepass import NamingError, prepass  # needs the generator's helpers: only here
+    from .generate.prepass import NamingError, prepass  # the generator's own: only here
 
     try:
         prepass(doc)
@@ -639,8 +656,7 @@ def _check_naming(doc: dict[str, Any]) -> list[Problem]:
     return []
 
 
-def _check_methods(doc: dict[str, Any]) -> list[Problem]:
-    roles = read_method_roles(doc)
+def _check_methods(roles: MethodRoles) -> list[Problem]:
     return [Problem(ptr, message, warning=not error) for ptr, message, error in roles.findings]
 
 

@@ -34,6 +34,8 @@ from .cli_common import (
 # (module, registrar) of every command group, in the order `--help` lists them.
 COMMAND_GROUPS = (
     ("acp_schema.codegen.commands", "register"),
+    ("acp_schema.codegen.generate.commands", "register"),
+    ("acp_schema.codegen.drift.commands", "register"),
     ("acp_schema.transcripts.cli", "register"),
     ("acp_schema.migrations.cli", "register"),
 )

@@ -32,7 +32,7 @@ import msgspec
 
 import acp_schema
 from acp_schema.codegen.class_names import class_name
-from acp_schema.codegen.generate import generate_many
+from acp_schema.codegen.generate.pipeline import generate_many
 from acp_schema.codegen.method_roles import read_method_roles
 from acp_schema.codegen.schema_check import check_schema_file
 from acp_schema.codegen.upstream import UpstreamError, upstream_schema

@@ -118,7 +118,7 @@ def test_the_fallback_loads_the_models_in_a_fresh_interpreter() -> None:
 
 
 def test_the_facade_names_only_checked_public_identifiers() -> None:
-    from acp_schema.codegen.generate import _facade_module
+    from acp_schema.codegen.generate.pipeline import _facade_module
 
     text = _facade_module(["Zeta", "Alpha", "_private"], "# header")
     namespace: dict[str, object] = {"__name__": "scratch"}

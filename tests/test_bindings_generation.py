@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from acp_schema import v1, v2
 from acp_schema.codegen.bundled import bundled_schema, default_output
-from acp_schema.codegen.generate import GeneratedFile, generate, render
+from acp_schema.codegen.generate.pipeline import GeneratedFile, generate, render
 from acp_schema.codegen.schema_check import SchemaError
 from acp_schema.v1 import _models as v1_models
 from acp_schema.v2 import _models as v2_models
@@ -190,7 +190,7 @@ def test_reference_schemas_generate_and_import(
 
 
 def test_a_broken_schema_among_several_reports_its_problems(tmp_path: Path) -> None:
-    from acp_schema.codegen.generate import generate_many
+    from acp_schema.codegen.generate.pipeline import generate_many
 
     broken = tmp_path / "broken.json"
     broken.write_text('{"$defs": {"A": {"$ref": "#/$defs/Nope"}}}')

@@ -25,8 +25,9 @@ from hypothesis import strategies as st
 
 from acp_schema._json_nesting import too_deep
 from acp_schema.cli import main
-from acp_schema.codegen import bundled, generate
-from acp_schema.codegen.generate import GeneratedFile
+from acp_schema.codegen import bundled
+from acp_schema.codegen.generate import pipeline as generate
+from acp_schema.codegen.generate.pipeline import GeneratedFile
 from acp_schema.codegen.schema_check import MAX_JSON_DEPTH, SchemaError, parse_schema_file
 
 DEEP = 100_000  # far past Python's recursion limit

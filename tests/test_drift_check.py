@@ -1,4 +1,4 @@
-"""Behaviour of ``acp-schema check`` (acp_schema.codegen.drift, drift_cli).
+"""Behaviour of ``acp-schema check`` (acp_schema.codegen.drift.check, drift.commands).
 
 Every test works on a temporary tree: a copy of the bundled v1 schema and bindings freshly
 rendered from it. One render is shared by the module (rendering takes seconds); `--full`
@@ -7,6 +7,7 @@ reuses it whenever the schema bytes are the bundled ones.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from dataclasses import dataclass
@@ -16,8 +17,12 @@ from pathlib import Path
 import pytest
 
 from acp_schema.cli import main
-from acp_schema.codegen import bundled, drift, generate, package_files
-from acp_schema.codegen.generate import GeneratedFile
+from acp_schema.codegen import bundled
+from acp_schema.codegen.drift import check as drift
+from acp_schema.codegen.generate import package_files
+from acp_schema.codegen.generate import pipeline as generate
+from acp_schema.codegen.generate.pipeline import GeneratedFile
+from acp_schema.codegen.loaded_schema import LoadedSchema
 
 
 @dataclass(frozen=True)
@@ -51,10 +56,10 @@ def tree(tmp_path: Path, rendered: list[GeneratedFile], monkeypatch: pytest.Monk
     shutil.copyfile(source, tree.schema)
     generate.write_files(rendered, tree.out)
     real_render = generate.render
-    original = source.read_bytes()
+    original = hashlib.sha256(source.read_bytes()).hexdigest()
 
-    def render(path: Path) -> list[GeneratedFile]:
-        return rendered if Path(path).read_bytes() == original else real_render(path)
+    def render(schema: LoadedSchema) -> list[GeneratedFile]:  # `check` renders it loaded
+        return rendered if schema.digest == original else real_render(schema)
 
     monkeypatch.setattr(generate, "render", render)
     return tree

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from acp_schema.codegen.fast_target import fast_module
+from acp_schema.codegen.generate.fast_target import fast_module
 
 HEAD = """\
 from typing import Annotated, Any, Literal

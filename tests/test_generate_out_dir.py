@@ -1,4 +1,4 @@
-"""`acp-schema generate` owns only what it wrote (acp_schema.codegen.out_dir).
+"""`acp-schema generate` owns only what it wrote (acp_schema.codegen.generate.out_dir).
 
 These tests write prepared files (no rendering), so they run in milliseconds; the command
 line cases refuse before anything is rendered.
@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 
 from acp_schema.cli import main
-from acp_schema.codegen import bundled, generate, out_dir
-from acp_schema.codegen.generate import GeneratedFile
-from acp_schema.codegen.out_dir import OutDirError, inspect_out_dir, write_out_dirs
-from acp_schema.codegen.package_files import GENERATED_FILES
+from acp_schema.codegen import bundled
+from acp_schema.codegen.generate import out_dir
+from acp_schema.codegen.generate import pipeline as generate
+from acp_schema.codegen.generate.out_dir import OutDirError, inspect_out_dir, write_out_dirs
+from acp_schema.codegen.generate.package_files import GENERATED_FILES
+from acp_schema.codegen.generate.pipeline import GeneratedFile
 
 REPO = Path(__file__).resolve().parents[1]
 

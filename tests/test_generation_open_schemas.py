@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import pytest
 
-from acp_schema.codegen.generate import generate
+from acp_schema.codegen.generate.pipeline import generate
 from acp_schema.codegen.schema_check import check_schema_document, escape
 
 from .release_matrix import mypy_strict

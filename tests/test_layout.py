@@ -69,3 +69,24 @@ def test_the_transcript_command_lives_with_the_store() -> None:
     from acp_schema.transcripts import cli, store
 
     assert Path(cli.__file__).parent == Path(store.__file__).parent
+
+
+def test_each_tool_of_codegen_is_a_subpackage_registering_its_own_commands() -> None:
+    from acp_schema.cli import COMMAND_GROUPS
+
+    groups = [module for module, _ in COMMAND_GROUPS]
+    for tool in ("generate", "drift"):
+        assert f"acp_schema.codegen.{tool}.commands" in groups
+        assert (REPO / "codegen" / tool / "__init__.py").is_file()
+
+
+def test_the_documented_diff_import_path_still_works_with_a_warning() -> None:
+    import importlib
+    import sys
+
+    sys.modules.pop("acp_schema.codegen.schema_diff", None)
+    with pytest.warns(DeprecationWarning, match="acp_schema.codegen.drift.schema_diff"):
+        old = importlib.import_module("acp_schema.codegen.schema_diff")
+    from acp_schema.codegen.drift.schema_diff import CODEMODS
+
+    assert old.CODEMODS is CODEMODS

@@ -12,7 +12,7 @@ import libcst as cst
 import libcst.matchers as m
 import pytest
 
-from acp_schema.codegen.postpass import PostpassPlan, _holds_int, finish_module
+from acp_schema.codegen.generate.postpass import PostpassPlan, _holds_int, finish_module
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from acp_schema.codegen.prepass import NamingError, pascal, prepass
+from acp_schema.codegen.generate.prepass import NamingError, pascal, prepass
 
 
 def tagged(tag: str, ref: str, prop: str = "kind") -> dict[str, Any]:

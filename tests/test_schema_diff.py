@@ -1,4 +1,4 @@
-"""Behaviour of ``acp-schema diff`` (acp_schema.codegen.schema_diff, diff_report, drift_cli).
+"""Behaviour of ``acp-schema diff`` (acp_schema.codegen.drift: schema_diff, diff_report, commands).
 
 Each synthetic pair below changes one thing and states the expected verdicts:
 (kind, where, old reads new, new reads old, api). C = compatible, B = breaking,
@@ -19,9 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from acp_schema.cli import main
-from acp_schema.codegen.diff_report import FAIL_ON, render_report, to_json
-from acp_schema.codegen.schema_check import iter_subschemas
-from acp_schema.codegen.schema_diff import (
+from acp_schema.codegen.drift.diff_report import FAIL_ON, render_report, to_json
+from acp_schema.codegen.drift.schema_diff import (
     ROOT,
     Change,
     DiffReport,
@@ -29,7 +28,8 @@ from acp_schema.codegen.schema_diff import (
     diff_documents,
     diff_files,
 )
-from acp_schema.codegen.schema_structure import structural_diff, structure
+from acp_schema.codegen.drift.schema_structure import structural_diff, structure
+from acp_schema.codegen.schema_check import iter_subschemas
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO.parent / "shared" / "reference"

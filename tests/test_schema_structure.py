@@ -1,4 +1,4 @@
-"""Behaviour of structure() and structural_diff() (acp_schema.codegen.schema_structure)."""
+"""Behaviour of structure() and structural_diff() (acp_schema.codegen.drift.schema_structure)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from acp_schema.codegen import upstream
 from acp_schema.codegen.bundled import bundled_schema
-from acp_schema.codegen.schema_structure import structural_diff, structure
+from acp_schema.codegen.drift.schema_structure import structural_diff, structure
 
 REPO = Path(__file__).resolve().parents[1]
 REFERENCE = REPO.parent / "shared" / "reference"

@@ -426,11 +426,11 @@ def generate_report(repeat: int = STORE_REPEAT) -> float:
     """CPU seconds (self + children, every process waited for) of the whole command against
     the bare datamodel-codegen runs on the pre-pass output of the same schemas, same flags;
     best of `repeat` rounds, the two interleaved."""
-    from acp_schema.codegen import generate as generator
     from acp_schema.codegen.bundled import bundled_schema
+    from acp_schema.codegen.generate import pipeline as generator
 
     schemas = [bundled_schema(v) for v in ("v1", "v2")]
-    prepared = [generator.prepass(generator._checked(s)).schema for s in schemas]
+    prepared = [generator.prepass(generator._loaded(s).document).schema for s in schemas]
     bare = ours = float("inf")
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as tmp:
@@ -442,7 +442,7 @@ def generate_report(repeat: int = STORE_REPEAT) -> float:
             jobs = [(str(s), f"{tmp}/{v}") for s, v in zip(schemas, ("v1", "v2"), strict=True)]
             script = (
                 "import sys; from pathlib import Path; "
-                "from acp_schema.codegen.generate import generate_many; "
+                "from acp_schema.codegen.generate.pipeline import generate_many; "
                 f"generate_many([(Path(s), Path(o)) for s, o in {jobs!r}])"
             )
             start = _children_cpu()
@@ -457,8 +457,8 @@ def generate_report(repeat: int = STORE_REPEAT) -> float:
 
 def phases(schema_path: Path) -> None:
     """Where one version's CPU goes, phase by phase, in this process."""
-    from acp_schema.codegen import generate as generator
-    from acp_schema.codegen.postpass import (
+    from acp_schema.codegen.generate import pipeline as generator
+    from acp_schema.codegen.generate.postpass import (
         PostpassPlan,
         _collector_paused,
         _field_names,
@@ -475,7 +475,8 @@ def phases(schema_path: Path) -> None:
         spent[name] = _self_cpu() - start_self + _children_cpu() - start_children
         return result
 
-    schema = phase("parse + structural checks", lambda: generator._checked(schema_path))
+    loaded = phase("read + parse + structural checks", lambda: generator._loaded(schema_path))
+    schema = loaded.document
     pre = phase("pre-pass", lambda: generator.prepass(schema))
     with tempfile.TemporaryDirectory() as tmp:
         source = phase(

@@ -21,10 +21,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from acp_schema.codegen import drift
 from acp_schema.codegen.bundled import bundled_schema
-from acp_schema.codegen.generate import render
-from acp_schema.codegen.schema_diff import SchemaInput, diff_files
+from acp_schema.codegen.drift import check as drift
+from acp_schema.codegen.drift.schema_diff import SchemaInput, diff_files
+from acp_schema.codegen.generate.pipeline import render
 
 VERSIONS = ("v1", "v2")
 FAST_TARGET = 0.05

@@ -10,7 +10,7 @@ from typing import Any
 from jsonschema import FormatChecker
 from pydantic import BaseModel, ValidationError
 
-from acp_schema.codegen.prepass import INTEGER_FORMATS
+from acp_schema.codegen.generate.prepass import INTEGER_FORMATS
 
 Path = tuple[str | int, ...]
 

@@ -35,9 +35,9 @@ from typing import Any
 
 from datamodel_code_generator.util import camel_to_snake
 
-from .class_names import class_name, pascal
-from .method_roles import DEFINITION_KEYS, ref_target
-from .schema_walk import DECODING_KEYWORDS, iter_subschemas
+from ..class_names import class_name, pascal
+from ..method_roles import DEFINITION_KEYS, ref_target
+from ..schema_walk import DECODING_KEYWORDS, iter_subschemas
 
 JSON = dict[str, Any]
 

@@ -3,7 +3,6 @@ libcst post-pass -> ruff format, written all at once or not at all."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import keyword
 import os
@@ -23,21 +22,16 @@ from ruff import find_ruff_bin  # type: ignore[import-untyped, unused-ignore]
 
 from acp_schema.cli_common import ignore_interrupts
 
-from .class_names import class_name
+from ..class_names import class_name
+from ..loaded_schema import LoadedSchema, load_schema_file
+from ..method_roles import MethodEntry, MethodRoles, definitions
+from ..schema_check import Problem, SchemaError, meta_schema_problems
+from ..schema_walk import DECODING_KEYWORDS
 from .fast_target import fast_module
-from .method_roles import MethodEntry, MethodRoles, definitions, read_method_roles
 from .out_dir import inspect_out_dir, write_out_dirs
 from .package_files import GENERATED_FILES, GENERATOR, MODELS_MODULE, header_lines, seal
 from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
 from .prepass import NamingError, prepass
-from .schema_check import (
-    Problem,
-    SchemaError,
-    check_schema_document,
-    meta_schema_problems,
-    parse_schema_file,
-)
-from .schema_walk import DECODING_KEYWORDS
 
 # Wire keys that the revision removed from a definition. Decoders ignore them and never
 # write them back (spec: a chunk that still sends participant IDs is accepted, those keys
@@ -286,16 +280,6 @@ def _facade_module(names: Iterable[str], file_header: str) -> str:
     return file_header + "\n" + cst.Module(body).code
 
 
-def _checked(schema_path: Path) -> dict[str, Any]:
-    """The parsed schema after every check but the meta-schema one (see `render`)."""
-    doc, problems = parse_schema_file(schema_path)
-    problems += check_schema_document(doc, meta_schema=False)
-    if problems:  # report everything at once, the meta-schema's findings included
-        raise SchemaError(schema_path, sorted(set(problems + meta_schema_problems(doc))))
-    assert isinstance(doc, dict)  # a non-object top level is a problem above
-    return doc
-
-
 def _method_problems(schema: dict[str, Any]) -> list[Problem]:
     """An ACP-style schema has methods; without any, the method table would be empty."""
     if any(isinstance(body, dict) and "x-method" in body for _, _, body in definitions(schema)):
@@ -304,17 +288,17 @@ def _method_problems(schema: dict[str, Any]) -> list[Problem]:
     return [Problem("/$defs", message)]
 
 
-def render(schema_path: Path) -> list[GeneratedFile]:
-    """Generate the binding files of the schema at `schema_path`, in memory.
+def render(source: Path | LoadedSchema) -> list[GeneratedFile]:
+    """Generate the binding files of a schema (its path, or the schema loaded with
+    `meta_schema=False`), in memory.
 
     Nothing is produced from a schema with problems. The meta-schema validation, the slow
     part of the checks, runs while datamodel-codegen works on the pre-pass output; the
     cheaper checks run first, so the pre-pass only ever sees resolvable, well-formed input.
     """
-    schema = _checked(schema_path)  # first: it reports an unreadable file as such
-    raw = schema_path.read_bytes()
-    digest = hashlib.sha256(raw).hexdigest()
-    file_header = header(schema_path.name, digest)
+    loaded = source if isinstance(source, LoadedSchema) else _loaded(source)
+    schema, schema_path = loaded.document, loaded.path
+    file_header = header(schema_path.name, loaded.digest)
     try:
         pre = prepass(schema)
     except NamingError as exc:
@@ -335,7 +319,7 @@ def render(schema_path: Path) -> list[GeneratedFile]:
         models = finish()
     finished = finish_module(models, PostpassPlan(unions=pre.unions, ignored_keys=ignored))
     models = ruff_format(finished.code, f"{MODELS_MODULE}.py")
-    roles = read_method_roles(schema)
+    roles = loaded.roles
     defined = finished.names
     classes = {
         name: class_name(name)
@@ -365,14 +349,36 @@ def write_files(files: list[GeneratedFile], out_dir: Path) -> None:
     write_out_dirs([([(f.name, f.text) for f in files], out_dir)])
 
 
+@dataclass(frozen=True)
+class Generated:
+    """What one job wrote, and the schema's warnings (read while loading it)."""
+
+    files: list[Path]
+    warnings: tuple[Problem, ...]
+
+
+def _loaded(schema_path: Path) -> LoadedSchema:
+    # The meta-schema check waits for datamodel-codegen to run beside it (see `render`).
+    return load_schema_file(schema_path, meta_schema=False)
+
+
+def _rendered(schema_path: Path) -> tuple[list[GeneratedFile], tuple[Problem, ...]]:
+    loaded = _loaded(schema_path)
+    return render(loaded), loaded.warnings
+
+
 def generate(schema_path: Path, out_dir: Path) -> list[Path]:
+    return _generate_one(schema_path, out_dir).files
+
+
+def _generate_one(schema_path: Path, out_dir: Path) -> Generated:
     inspect_out_dir(out_dir, GENERATED_FILES)  # refuse before the seconds of rendering
-    files = render(schema_path)
+    files, warnings = _rendered(schema_path)
     write_files(files, out_dir)
-    return [out_dir / f.name for f in files]
+    return Generated([out_dir / f.name for f in files], warnings)
 
 
-def generate_many(jobs: Sequence[tuple[Path, Path]]) -> list[list[Path]]:
+def generate_many(jobs: Sequence[tuple[Path, Path]]) -> list[Generated]:
     """Several (schema, out_dir) jobs: rendered in parallel processes, then written.
 
     Rendering is CPU-bound Python (schema checks, libcst) around a datamodel-codegen
@@ -380,16 +386,19 @@ def generate_many(jobs: Sequence[tuple[Path, Path]]) -> list[list[Path]]:
     Nothing is written unless every job rendered.
     """
     if len(jobs) == 1:
-        return [generate(*jobs[0])]
+        return [_generate_one(*jobs[0])]
     for _, out_dir in jobs:
         inspect_out_dir(out_dir, GENERATED_FILES)
     workers = min(len(jobs), os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:
-        rendered = list(pool.map(render, [schema for schema, _ in jobs]))
+        rendered = list(pool.map(_rendered, [schema for schema, _ in jobs]))
     write_out_dirs(
         [
             ([(f.name, f.text) for f in files], out_dir)
-            for files, (_, out_dir) in zip(rendered, jobs, strict=True)
+            for (files, _), (_, out_dir) in zip(rendered, jobs, strict=True)
         ]
     )
-    return [[out / f.name for f in files] for files, (_, out) in zip(rendered, jobs, strict=True)]
+    return [
+        Generated([out / f.name for f in files], warnings)
+        for (files, warnings), (_, out) in zip(rendered, jobs, strict=True)
+    ]

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from .schema_check import json_type
+from ..schema_check import json_type
 from .schema_structure import DOC_ONLY_KEYWORDS
 
 _MAX_SUMMARY = 80

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .schema_check import iter_subschemas
+from ..schema_check import iter_subschemas
+from ..schema_walk import unescape
 from .schema_views import is_null_schema, join_location, keyed_members
-from .schema_walk import unescape
 
 _DEFS_REF = "#/$defs/"
 
@@ -28,7 +28,7 @@ def binding_homes(
 ) -> tuple[set[str], dict[str, Home]] | None:
     """The class and alias names the generator gives `doc`, and the home of every class
     that is not a definition of `doc`; None (and a warning) when the pre-pass fails."""
-    from .prepass import NamingError, prepass
+    from ..generate.prepass import NamingError, prepass
 
     try:
         result = prepass(dict(doc))

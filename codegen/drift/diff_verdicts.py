@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from .prepass import INTEGER_FORMATS as _PREPASS_INTEGER_FORMATS
-from .schema_walk import DECODING_KEYWORDS as _DECODING_KEYWORDS
+from ..generate.prepass import INTEGER_FORMATS as _PREPASS_INTEGER_FORMATS
+from ..schema_walk import DECODING_KEYWORDS as _DECODING_KEYWORDS
 
 Compat = Literal["compatible", "breaking", "unknown"]
 Effect = Literal["same", "narrowed", "widened", "changed", "unknown"]

@@ -13,10 +13,16 @@ from typing import TYPE_CHECKING
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, command_error
 
-from .bundled import VERSIONS
+from ..bundled import VERSIONS
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
+
+
+def register(commands: Subparsers) -> None:
+    """Add `check` and `diff` to the `acp-schema` parser."""
+    register_check(commands)
+    register_diff(commands)
 
 
 # --- check -------------------------------------------------------------------------------
@@ -62,7 +68,7 @@ def register_check(commands: Subparsers) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from . import drift
+    from . import check as drift
 
     if (args.schema is None) != (args.out is None):
         return command_error("check", "--schema and --out go together")
@@ -141,10 +147,10 @@ def register_diff(commands: Subparsers) -> None:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from ..schema_check import SchemaError
+    from ..upstream import UpstreamError, upstream_schema
     from .diff_report import FAIL_ON, render_report
-    from .schema_check import SchemaError
     from .schema_diff import SchemaInput, diff_files, resolve_input
-    from .upstream import UpstreamError, upstream_schema
 
     try:
         if args.upstream is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .schema_walk import (
+from ..schema_walk import (
     SUBSCHEMA_KEYWORDS,
     SUBSCHEMA_LIST_KEYWORDS,
     SUBSCHEMA_MAP_KEYWORDS,

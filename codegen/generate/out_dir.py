@@ -32,7 +32,7 @@ from pathlib import Path
 
 from acp_schema.cli_common import interrupts_deferred, os_reason
 
-from . import bundled
+from .. import bundled
 from .package_files import left_by_python, parse_header
 
 # The packages of the installed distribution (pyproject's [tool.setuptools] packages; a
@@ -43,6 +43,8 @@ INSTALLED_PACKAGES = (
     "acp_schema.v1",
     "acp_schema.v2",
     "acp_schema.codegen",
+    "acp_schema.codegen.generate",
+    "acp_schema.codegen.drift",
     "acp_schema.migrations",
 )
 

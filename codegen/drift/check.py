@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, os_reason
 
-from . import bundled
-from .bundled import SCHEMA_FILE, VERSIONS
-from .package_files import (
+from .. import bundled
+from ..bundled import SCHEMA_FILE, VERSIONS
+from ..generate.package_files import (
     GENERATED_FILES,
     GENERATOR,
     HEADERED_FILES,
@@ -48,7 +48,7 @@ from .package_files import (
 )
 
 if TYPE_CHECKING:
-    from .schema_check import SchemaError
+    from ..schema_check import SchemaError
 
 MAX_DIFF_LINES = 40  # per file, for --full
 _SHORT_DIGEST = 12
@@ -147,14 +147,15 @@ def check_target(target: Target, *, full: bool = False, generator: str | None) -
         return report
     report.findings = _fast_findings(target, report.schema_sha256, generator)
     if full:
-        _full_findings(target, report)  # rendering checks the schema on its way
+        _full_findings(target, raw, report)  # rendering checks the schema on its way
         return report
     if any(f.reason.startswith(_OTHER_SCHEMA) for f in report.findings):
         # Drift against a schema that cannot be generated from is a schema problem first.
-        from .schema_check import SchemaError, load_schema
+        from ..loaded_schema import load_schema_bytes
+        from ..schema_check import SchemaError
 
         try:
-            load_schema(target.schema)
+            load_schema_bytes(raw, target.schema)
         except SchemaError as err:
             report.unusable.extend(_schema_problems(err))
     return report
@@ -222,12 +223,14 @@ def _strays(out_dir: Path) -> list[Path]:
     )
 
 
-def _full_findings(target: Target, report: TargetReport) -> None:
-    from .generate import failure_summary, render
-    from .schema_check import SchemaError
+def _full_findings(target: Target, raw: bytes, report: TargetReport) -> None:
+    from ..generate.pipeline import failure_summary, render
+    from ..loaded_schema import load_schema_bytes
+    from ..schema_check import SchemaError
 
     try:
-        rendered = render(target.schema)
+        # The bytes read for the digest, loaded once; the meta-schema check runs in render.
+        rendered = render(load_schema_bytes(raw, target.schema, meta_schema=False))
     except SchemaError as err:
         report.unusable.extend(_schema_problems(err))
         return
