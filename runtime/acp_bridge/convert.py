@@ -81,16 +81,28 @@ def to_acp(model: Any) -> BaseModel:
 
 def from_acp(acp_model: BaseModel) -> BaseModel:
     """The `acp_schema.v1` model of an acp model with the same wire value (the keys the acp
-    model holds: fields it was given or decoded, and unknown keys `to_acp` kept).
+    model holds: fields it was given or decoded, and unknown keys `to_acp` kept). Where the
+    bindings' class of the definition is a union variant (`v1.TextContent` for acp's
+    `TextContent`), the value gains the variant's tag (`type: "text"`).
 
-    Raises `NoCounterpartError` for a definition the bindings lack and the bindings'
-    `ValidationError` when they refuse the value.
+    Raises `NoCounterpartError` for a definition the bindings lack, the bindings'
+    `ValidationError` when they refuse the value, and `LossyConversionError` when they would
+    read it differently (acp holds `null` where the schema reads it as an empty value).
     """
     if not isinstance(acp_model, BaseModel) or not _is_acp_class(type(acp_model)):
         raise TypeError(f"from_acp converts acp.schema models, not {type(acp_model).__name__}")
     wire = acp_model.model_dump(mode="json", by_alias=True, exclude_unset=True)
     target = _counterpart(type(acp_model), wire, _binding_classes(), "acp_schema.v1")
+    if isinstance(wire, dict):  # the bindings' class may be the variant that carries a tag
+        wire = {**_tags(target), **wire}
     result: BaseModel = target.model_validate(wire)
+    # The bindings read a few values their own way too (`null` for an object or list that
+    # defaults on null, a value that defaults on error, ...).
+    changed = first_difference(wire, result.model_dump(mode="json"))
+    if changed is not None:
+        raise LossyConversionError(
+            f"acp_schema.v1 cannot hold this {type(acp_model).__name__} as it is: {changed}"
+        )
     return result
 
 
@@ -242,6 +254,17 @@ def _tag_score(cls: type[BaseModel], wire: Any) -> int:
                 return -1
             score += 1
     return score
+
+
+@cache
+def _tags(cls: type[BaseModel]) -> dict[str, Any]:
+    """The class's tags by wire key."""
+    found = {}
+    for name, field in cls.model_fields.items():
+        tag = _tag(field)
+        if tag is not None:
+            found[field.alias or name] = tag
+    return found
 
 
 def _tag(field: Any) -> Any:
