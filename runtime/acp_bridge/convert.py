@@ -317,7 +317,10 @@ def _opened(annotation: Any) -> Any:
     args = get_args(annotation)
     if origin is Annotated:
         inner = _opened(args[0])
-        return annotation if inner is args[0] else Annotated[(inner, *annotation.__metadata__)]
+        if inner is args[0]:
+            return annotation
+        rebuilt = (inner, *annotation.__metadata__)
+        return Annotated[rebuilt]
     new = tuple(_opened(arg) for arg in args)
     if all(a is b for a, b in zip(new, args, strict=True)):
         return annotation
