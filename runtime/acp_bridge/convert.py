@@ -18,9 +18,11 @@ nothing the value holds is lost on the way:
 from __future__ import annotations
 
 import types
+from collections.abc import Iterable
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+import msgspec
 from acp import schema as acp_models
 from pydantic import BaseModel, ConfigDict, RootModel
 
@@ -64,17 +66,19 @@ def to_acp(model: Any) -> BaseModel:
         model = model.to_model()
     if not isinstance(model, BaseModel) or type(model).__module__ != _BINDINGS_MODULE:
         raise TypeError(f"to_acp converts acp_schema.v1 models, not {type(model).__name__}")
-    wire = model.model_dump(mode="json")
-    target = _counterpart(type(model), wire, _acp_classes(), "acp")
+    return acp_model_of(type(model), model.model_dump(mode="json"))
+
+
+def acp_model_of(cls: type[BaseModel], wire: Any) -> BaseModel:
+    """`to_acp` of the wire value of a model of the bindings' class `cls`."""
+    target = _counterpart(cls, wire, "acp")
     result: BaseModel = open_class(target).model_validate(wire)
     # acp reads some values its own way (an enum value it does not know becomes null or
     # is dropped from its list): such a value has no acp model with the same wire value.
-    changed = first_difference(
-        wire, result.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    )
+    changed = _change(wire, result.model_dump(mode="json", by_alias=True, exclude_unset=True))
     if changed is not None:
         raise LossyConversionError(
-            f"{_versions()} cannot hold this {type(model).__name__} as it is: {changed}"
+            f"{_versions()} cannot hold this {cls.__name__} as it is: {changed}"
         )
     return result
 
@@ -92,13 +96,13 @@ def from_acp(acp_model: BaseModel) -> BaseModel:
     if not isinstance(acp_model, BaseModel) or not _is_acp_class(type(acp_model)):
         raise TypeError(f"from_acp converts acp.schema models, not {type(acp_model).__name__}")
     wire = acp_model.model_dump(mode="json", by_alias=True, exclude_unset=True)
-    target = _counterpart(type(acp_model), wire, _binding_classes(), "acp_schema.v1")
+    target = _counterpart(type(acp_model), wire, "acp_schema.v1")
     if isinstance(wire, dict):  # the bindings' class may be the variant that carries a tag
         wire = {**_tags(target), **wire}
     result: BaseModel = target.model_validate(wire)
     # The bindings read a few values their own way too (`null` for an object or list that
     # defaults on null, a value that defaults on error, ...).
-    changed = first_difference(wire, result.model_dump(mode="json"))
+    changed = _change(wire, result.model_dump(mode="json"))
     if changed is not None:
         raise LossyConversionError(
             f"acp_schema.v1 cannot hold this {type(acp_model).__name__} as it is: {changed}"
@@ -118,6 +122,21 @@ def shared_definitions() -> list[str]:
     """Names of the model classes both packages define (the definitions `to_acp` and
     `from_acp` convert by name; tagged subclasses are reached through them)."""
     return sorted(_acp_classes().keys() & _binding_classes().keys())
+
+
+def _change(wire: Any, written: Any) -> str | None:
+    """What a model changed in the value it was given, or None. The same JSON text (keys
+    sorted) settles most calls at C speed; otherwise the values are compared (1 and 1.0 are
+    one JSON number)."""
+    try:
+        if _SORTED.encode(wire) == _SORTED.encode(written):
+            return None
+    except (TypeError, OverflowError):  # an integer beyond 64 bits: compare the values
+        pass
+    return first_difference(wire, written)
+
+
+_SORTED = msgspec.json.Encoder(order="sorted")
 
 
 def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
@@ -189,17 +208,36 @@ def _is_acp_class(cls: type) -> bool:
     return any(base.__module__ == _ACP_MODULE for base in cls.__mro__)
 
 
-def _counterpart(
-    cls: type[BaseModel], wire: Any, others: dict[str, type[BaseModel]], side: str
-) -> type[BaseModel]:
+def _counterpart(cls: type[BaseModel], wire: Any, side: str) -> type[BaseModel]:
     """The class on the other side for a value of `cls`: the first class of `cls`'s MRO
-    that the other side names, or the tagged subclass of it whose tags the value carries."""
+    that the other side names, or the tagged subclass of it whose tags the value carries
+    (most tags wins; a class whose tag the value contradicts is out)."""
+    candidates = _candidates(cls, side)
+    if len(candidates) == 1:
+        return candidates[0][0]
+    best, best_score = candidates[0][0], -1
+    for candidate, tags in candidates:
+        score = _tag_score(tags, wire)
+        if score > best_score:
+            best, best_score = candidate, score
+    return best
+
+
+Candidates = tuple[tuple[type[BaseModel], tuple[tuple[str, Any], ...]], ...]
+
+
+@cache
+def _candidates(cls: type[BaseModel], side: str) -> Candidates:
+    """The other side's class named like `cls` or its nearest base, then its subclasses
+    that add only tags; each with its tags (wire key, value)."""
+    others = _acp_classes() if side == "acp" else _binding_classes()
     for base in cls.__mro__:
         if base.__module__ not in (_BINDINGS_MODULE, _ACP_MODULE) or base.__name__ in _BASES:
             continue  # pydantic's and the packages' own base classes are no definitions
         found = others.get(base.__name__)
         if found is not None:
-            return _by_tags(found, wire, others)
+            family = (found, *_tagged_subclasses(found, others.values()))
+            return tuple((member, tuple(_tags(member).items())) for member in family)
     raise NoCounterpartError(
         f"{side} ({_versions()}) has no definition for {cls.__name__}"
         + (": send it with acp_schema.acp_bridge.send" if side == "acp" else "")
@@ -210,22 +248,8 @@ def _versions() -> str:
     return f"agent-client-protocol {ACP_VERSION}"
 
 
-def _by_tags(
-    base: type[BaseModel], wire: Any, others: dict[str, type[BaseModel]]
-) -> type[BaseModel]:
-    """Among `base` and its subclasses that add only tags, the one whose tags the value
-    carries (most tags wins; a class whose tag the value contradicts is out)."""
-    best, best_score = base, _tag_score(base, wire)
-    for candidate in _tagged_subclasses(base, tuple(others.values())):
-        score = _tag_score(candidate, wire)
-        if score > best_score:
-            best, best_score = candidate, score
-    return best
-
-
-@cache
 def _tagged_subclasses(
-    base: type[BaseModel], classes: tuple[type[BaseModel], ...]
+    base: type[BaseModel], classes: Iterable[type[BaseModel]]
 ) -> tuple[type[BaseModel], ...]:
     return tuple(
         cls
@@ -239,16 +263,12 @@ def _tagged_subclasses(
     )
 
 
-def _tag_score(cls: type[BaseModel], wire: Any) -> int:
-    """How many of the class's tags the value carries; -1 if it carries another value."""
+def _tag_score(tags: tuple[tuple[str, Any], ...], wire: Any) -> int:
+    """How many of the tags the value carries; -1 if it carries another value."""
     if not isinstance(wire, dict):
         return 0
     score = 0
-    for name, field in cls.model_fields.items():
-        tag = _tag(field)
-        if tag is None:
-            continue
-        key = field.alias or name
+    for key, tag in tags:
         if key in wire:
             if wire[key] != tag:
                 return -1

@@ -2,7 +2,7 @@
 connection.
 
 A `session/update` whose kind acp knows goes through acp's own
-`AgentSideConnection.session_update` (converted with `to_acp`), so acp validates and writes
+`AgentSideConnection.session_update` (converted as `to_acp` does), so acp validates and writes
 it as it always does. Any other kind (`session_message`, `session_message_chunk`, ...), and
 every other notification, is written as its wire value by the connection itself.
 """
@@ -21,7 +21,7 @@ from acp_schema._runtime import TagDispatch
 from acp_schema.v1.methods import METHODS
 
 from ._support import send_raw_notification
-from .convert import LossyConversionError, to_acp
+from .convert import LossyConversionError, acp_model_of
 
 __all__ = ["ACP_UPDATE_KINDS", "send"]
 
@@ -100,7 +100,7 @@ def _as_acp(params: dict[str, Any], update: BaseModel) -> BaseModel | None:
     if meta is not None and not (isinstance(meta, dict) and not meta.keys() & _ACP_PARAMETERS):
         return None
     try:
-        return to_acp(update)
+        return acp_model_of(type(update), params["update"])
     except (ValidationError, LossyConversionError):
         return None
 
