@@ -5,11 +5,11 @@ which knows no session messages; each such update fails there and acp logs an "U
 error while handling notification" traceback. The receiver stands in front of that router
 on one connection (`attach`):
 
-- it decodes every `session/update` with `acp_schema.v1` (the fast Structs first), applies
-  it to a `TranscriptStore` if it has one, and hands it to `on_update`;
-- a kind acp knows then goes on to acp's router as before, so the Client's own
-  `session_update` gets it as an acp model;
-- a kind acp does not know stops there: acp never sees it, so it logs nothing.
+- it decodes every `session/update` with `acp_schema.v1` (the fast Structs first) and
+  applies it to a `TranscriptStore` if it has one;
+- a kind acp knows then goes to acp's router as before (the Client's own `session_update`
+  gets it as an acp model), and to `on_update` once acp is done with it;
+- a kind acp does not know goes to `on_update` only: acp never sees it, so it logs nothing.
 
 Everything else (requests, other notifications, and `session/update` params the bindings
 refuse too) goes to acp's router untouched, with acp's own behaviour and errors.
@@ -45,12 +45,15 @@ _decode_json = v1_fast.SessionNotification.decode_json
 class UpdateReceiver:
     """Receives every `session/update` of the acp client connections it is attached to.
 
-    `on_update(notification, entry)` is called for each one, in arrival order, with the
-    decoded params (`v1.fast.SessionNotification`, or `v1.SessionNotification` when the fast
-    path refuses the message, see docs/bindings.md) and the `MessageEntry` the store
-    touched (None without a store, or for other kinds). It may be a coroutine function. The
-    store, if given, is a `TranscriptStore("v1")` that the receiver applies each update to
-    before calling `on_update`.
+    `on_update(notification, entry)` is called for each one with the decoded params
+    (`v1.fast.SessionNotification`, or `v1.SessionNotification` when the fast path refuses
+    the message, see docs/bindings.md) and the `MessageEntry` the store touched (None
+    without a store, or for other kinds). It may be a coroutine function.
+
+    Each update is handled in a task of its own, as acp handles every notification. The
+    store, if given (a `TranscriptStore("v1")`), applies them in arrival order, before
+    anything is awaited. `on_update` is called in arrival order for the kinds acp does not
+    know; a kind acp knows reaches it once the Client's `session_update` has returned.
     """
 
     def __init__(
@@ -110,10 +113,21 @@ class _Dispatch:
         store = receiver.store
         # Applied before the first await: the store sees updates in arrival order.
         entry = store.apply(notification) if store is not None else None
-        if receiver.on_update is not None:
-            result = receiver.on_update(notification, entry)
+        if notification.update.session_update not in ACP_UPDATE_KINDS:
+            await self.deliver(notification, entry)
+            return None
+        # A kind acp knows goes to acp's router first, with nothing awaited before it, so
+        # that acp's bookkeeping (`prompt` waits for the Client's handlers of its turn)
+        # runs exactly as without the receiver; the application gets it next, even when
+        # acp refuses it (acp then reports that, as before).
+        try:
+            return await self.acp_handler(method, params, is_notification)
+        finally:
+            await self.deliver(notification, entry)
+
+    async def deliver(self, notification: Notification, entry: MessageEntry | None) -> None:
+        on_update = self.receiver.on_update
+        if on_update is not None:
+            result = on_update(notification, entry)
             if inspect.isawaitable(result):
                 await result
-        if notification.update.session_update in ACP_UPDATE_KINDS:
-            return await self.acp_handler(method, params, is_notification)
-        return None
