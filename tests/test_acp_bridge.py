@@ -336,7 +336,7 @@ def test_release_numbers() -> None:
 @pytest.mark.parametrize(
     ("installed", "message"),
     [
-        ("0.13.0", "supports agent-client-protocol >=0.12.1,<0.13, found 0.13.0"),
+        ("0.13.0", "supports agent-client-protocol >=0.12.0,<0.13, found 0.13.0"),
         ("0.11.1", "found 0.11.1"),
         (None, "pip install 'acp-schema\\[acp\\]'"),
     ],

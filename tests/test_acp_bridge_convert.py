@@ -260,15 +260,20 @@ def test_a_fast_struct_converts_like_its_model() -> None:
     assert wire(to_acp(struct)) == json.loads(text)
 
 
-def test_a_value_acp_would_change_is_refused() -> None:
-    # acp 0.12's copy lists the config option categories; it reads another one as null.
-    update = v1.ConfigOptionUpdate.model_validate(
-        {
-            "sessionUpdate": "config_option_update",
-            "configOptions": [
-                {"id": "o", "name": "n", "type": "boolean", "currentValue": True, "category": "x"}
-            ],
-        }
-    )
-    with pytest.raises(LossyConversionError, match=r"configOptions\[0\]\.category"):
-        to_acp(update)
+def test_a_value_acp_reads_differently_is_refused_exactly_then() -> None:
+    import acp.schema as acp_models
+
+    # acp 0.12.1's copy lists the config option categories and reads another one as null;
+    # 0.12.0's keeps it. The conversion refuses the value exactly when acp changes it.
+    value = {
+        "sessionUpdate": "config_option_update",
+        "configOptions": [
+            {"id": "o", "name": "n", "type": "boolean", "currentValue": True, "category": "x"}
+        ],
+    }
+    update = v1.ConfigOptionUpdate.model_validate(value)
+    if wire(acp_models.ConfigOptionUpdate.model_validate(value)) == value:
+        assert wire(to_acp(update)) == value
+    else:
+        with pytest.raises(LossyConversionError, match=r"configOptions\[0\]\.category"):
+            to_acp(update)

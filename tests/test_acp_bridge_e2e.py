@@ -15,6 +15,7 @@ import asyncio
 import io
 import json
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -71,8 +72,10 @@ class Run:
 
 
 async def _talk(run: Run, *, with_receiver: bool) -> None:
+    # acp gives the agent a trimmed environment; PYTHONPATH, if set, picks the acp to test
+    env = {key: os.environ[key] for key in ("PYTHONPATH",) if key in os.environ}
     async with acp.spawn_agent_process(
-        run.client, sys.executable, str(AGENT), observers=[run.record]
+        run.client, sys.executable, str(AGENT), env=env, observers=[run.record]
     ) as (connection, process):
         if with_receiver:
             UpdateReceiver(run.on_update, store=run.store).attach(connection)
