@@ -21,7 +21,6 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from pydantic import ValidationError
 from pydantic_core import to_json
 
 from acp_schema.v1 import fast as v1_fast
@@ -89,7 +88,7 @@ class UpdateReceiver:
         bindings then refuse, as they refuse them on the wire) for the fast path."""
         try:
             notification: Notification = _decode_json(to_json(params))
-        except ValidationError:
+        except (ValueError, RecursionError):  # a ValidationError, or nested past Python's limit
             return None
         return notification
 
