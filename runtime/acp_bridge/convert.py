@@ -309,7 +309,7 @@ def open_class(cls: type[BaseModel]) -> type[BaseModel]:
         return found  # type: ignore[no-any-return]
     _OPEN[cls] = _OPENING
     namespace: dict[str, Any] = {
-        "__module__": cls.__module__,
+        "__module__": __name__,  # made here; acp's class is its base
         "__qualname__": cls.__qualname__,
         "__annotations__": {},
     }
@@ -320,7 +320,7 @@ def open_class(cls: type[BaseModel]) -> type[BaseModel]:
         if annotation is not field.annotation:
             namespace["__annotations__"][name] = annotation
             namespace[name] = field  # alias, default, discriminator and constraints
-    opened = type(cls.__name__, (cls,), namespace)
+    opened: type[BaseModel] = type(cls)(cls.__name__, (cls,), namespace)
     _OPEN[cls] = opened
     return opened
 
