@@ -320,7 +320,9 @@ def open_class(cls: type[BaseModel]) -> type[BaseModel]:
         if annotation is not field.annotation:
             namespace["__annotations__"][name] = annotation
             namespace[name] = field  # alias, default, discriminator and constraints
-    opened: type[BaseModel] = type(cls)(cls.__name__, (cls,), namespace)
+    opened: type[BaseModel] = types.new_class(
+        cls.__name__, (cls,), exec_body=lambda body: body.update(namespace)
+    )
     _OPEN[cls] = opened
     return opened
 
