@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -181,6 +183,8 @@ def test_send_refuses_what_it_cannot_address() -> None:
             await _sent(v1.PromptResponse(stop_reason="end_turn"))
         with pytest.raises(TypeError, match=r"acp_schema\.v1 models"):
             await _sent({"sessionId": "s1"})
+        with pytest.raises(TypeError, match="needs an acp AgentSideConnection, not object"):
+            await send(object(), v1.CompleteElicitationNotification(elicitation_id="e1"))
 
     run(test)
 
@@ -358,3 +362,17 @@ def test_an_acp_outside_the_range_fails_at_import_with_a_message(
 def test_the_installed_acp_is_in_range() -> None:
     low, high = support.SUPPORTED
     assert low <= support.release(support.ACP_VERSION) < high
+
+
+def test_the_rest_of_the_package_does_not_import_acp() -> None:
+    # acp is an optional extra: only acp_schema.acp_bridge needs it.
+    probe = (
+        "import sys, acp_schema, acp_schema.v1, acp_schema.transcripts, acp_schema.cli\n"
+        "from acp_schema import v1\n"
+        "v1.SessionNotification\n"
+        "print(sorted(m for m in sys.modules if m == 'acp' or m.startswith('acp.')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"

@@ -57,26 +57,30 @@ def check_version() -> str:
 
 ACP_VERSION = check_version()
 
+from acp.core import AgentSideConnection, ClientSideConnection  # noqa: E402 - after the check
 
-def _connection(wrapper: Any, kind: str) -> Any:
+
+def _connection(wrapper: Any, kind: type) -> Any:
     """The `acp.connection.Connection` inside an acp `AgentSideConnection` or
     `ClientSideConnection` (its private `_conn`)."""
+    if not isinstance(wrapper, kind):
+        raise TypeError(f"expected an acp {kind.__name__}, got {type(wrapper).__name__}")
     inner = getattr(wrapper, "_conn", None)
     if inner is None or not callable(getattr(inner, "send_notification", None)):
-        raise TypeError(f"expected an acp {kind}, got {type(wrapper).__name__}")
+        raise TypeError(f"acp {ACP_VERSION}: {kind.__name__} has no inner connection")
     return inner
 
 
 async def send_raw_notification(agent_connection: Any, method: str, params: Any) -> None:
     """Send a JSON-RPC notification as it is, bypassing acp's models (which would refuse
     a kind they do not know). Goes through the connection's own writer and observers."""
-    await _connection(agent_connection, "AgentSideConnection").send_notification(method, params)
+    await _connection(agent_connection, AgentSideConnection).send_notification(method, params)
 
 
 def wrap_handler(client_connection: Any, wrap: Callable[[Handler], Handler]) -> None:
     """Put `wrap(handler)` in place of the method handler (acp's router) of one client
     connection. Only that connection changes; acp's classes stay as they are."""
-    inner = _connection(client_connection, "ClientSideConnection")
+    inner = _connection(client_connection, ClientSideConnection)
     handler = getattr(inner, "_handler", None)
     if not callable(handler):
         raise TypeError(f"acp {ACP_VERSION}: the connection has no method handler to wrap")

@@ -20,7 +20,7 @@ from acp_schema._fast import FastStruct
 from acp_schema._runtime import TagDispatch
 from acp_schema.v1.methods import METHODS
 
-from ._support import send_raw_notification
+from ._support import AgentSideConnection, send_raw_notification
 from .convert import LossyConversionError, acp_model_of
 
 __all__ = ["ACP_UPDATE_KINDS", "send"]
@@ -58,6 +58,8 @@ async def send(connection: Any, message: Any, *, session_id: str | None = None) 
     cannot hold it as it is (see `_as_acp`). Anything else, every other notification
     included, is written as its wire value exactly, unknown keys and `_meta` included.
     """
+    if not isinstance(connection, AgentSideConnection):
+        raise TypeError(f"send needs an acp AgentSideConnection, not {type(connection).__name__}")
     model = message.to_model() if isinstance(message, FastStruct) else message
     if not isinstance(model, BaseModel) or type(model).__module__ != "acp_schema.v1._models":
         raise TypeError(f"send takes acp_schema.v1 models, not {type(message).__name__}")
