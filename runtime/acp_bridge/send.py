@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any, get_args
 
 from acp import schema as acp_models
+from acp.core import AgentSideConnection
 from pydantic import BaseModel, ValidationError
 
 from acp_schema import v1
@@ -20,7 +21,7 @@ from acp_schema._fast import FastStruct
 from acp_schema._runtime import TagDispatch
 from acp_schema.v1.methods import METHODS
 
-from ._support import AgentSideConnection, send_raw_notification
+from ._support import send_raw_notification
 from .convert import LossyConversionError, acp_model_of
 
 __all__ = ["ACP_UPDATE_KINDS", "send"]
