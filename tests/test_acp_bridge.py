@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -376,3 +378,28 @@ def test_the_rest_of_the_package_does_not_import_acp() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_importing_the_adapter_with_another_acp_fails_with_the_reason(tmp_path: Path) -> None:
+    # A distribution record of acp 0.13.0 found first on the path: what `pip install` of a
+    # newer acp would leave.
+    record = tmp_path / "agent_client_protocol-0.13.0.dist-info"
+    record.mkdir()
+    (record / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: agent-client-protocol\nVersion: 0.13.0\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import acp_schema.acp_bridge"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        check=False,
+    )
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == (
+        "acp_schema.acp_bridge._support.UnsupportedAcpError: acp_schema.acp_bridge supports "
+        "agent-client-protocol >=0.12.0,<0.13, found 0.13.0: install a supported version "
+        "or an acp-schema that supports it"
+    )
