@@ -142,7 +142,7 @@ _SORTED = msgspec.json.Encoder(order="sorted")
 def first_difference(expected: Any, actual: Any, path: str = "") -> str | None:
     """Where two JSON values first differ (`a.b[0]: ...`), or None if they are equal."""
     if isinstance(expected, dict) and isinstance(actual, dict):
-        for key in expected.keys() | actual.keys():
+        for key in [*expected, *(key for key in actual if key not in expected)]:
             where = f"{path}.{key}" if path else str(key)
             if key not in actual:
                 return f"{where} would be dropped"
