@@ -54,6 +54,7 @@ class Run:
         self.progress = Progress(Text(self.screen))
         self.decoded: list[Any] = []
         self.stop_reason: str | None = None
+        self.decoded_when_prompt_returned = 0
         self.agent_stderr = b""
 
     def record(self, event: Any) -> None:
@@ -85,6 +86,7 @@ async def _talk(run: Run, *, with_receiver: bool) -> None:
             session_id=session.session_id, prompt=[acp.text_block("run the tests")]
         )
         run.stop_reason = response.stop_reason
+        run.decoded_when_prompt_returned = len(run.decoded)
     assert process.stderr is not None
     run.agent_stderr = await process.stderr.read()
 
@@ -139,6 +141,7 @@ def test_a_delegation_over_stdio_renders_as_transcript_show_prints_its_log(
     assert run.store.entry("sess-parent", "o1").meta == {"delegation": "d1"}
 
     # Every update reached the application decoded by the bindings, in the fast form.
+    assert run.decoded_when_prompt_returned == len(run.decoded) == 19  # nothing still pending
     kinds = [n.update.session_update for n in run.decoded]
     assert kinds.count("session_message") == 7 and kinds.count("session_message_chunk") == 10
     assert all(type(n).__module__ == "acp_schema.v1.fast" for n in run.decoded)
