@@ -18,6 +18,7 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ class Run:
         return self.screen.getvalue()
 
 
-async def _talk(run: Run, *, with_receiver: bool) -> None:
+async def _talk(run: Run, *, with_receiver: bool, handled: Callable[[], bool]) -> None:
     # acp gives the agent a trimmed environment; PYTHONPATH, if set, picks the acp to test
     env = {key: os.environ[key] for key in ("PYTHONPATH",) if key in os.environ}
     async with acp.spawn_agent_process(
@@ -89,20 +90,26 @@ async def _talk(run: Run, *, with_receiver: bool) -> None:
         )
         run.stop_reason = response.stop_reason
         run.decoded_when_prompt_returned = len(run.decoded)
-        if with_receiver and release(ACP_VERSION) < (0, 12, 1):
+        if release(ACP_VERSION) < (0, 12, 1):
             # acp 0.12.0's prompt() returns without waiting for the updates of its turn
             for _ in range(1000):
-                if len(run.decoded) >= UPDATES:
+                if handled():
                     break
                 await asyncio.sleep(0.01)
     assert process.stderr is not None
     run.agent_stderr = await process.stderr.read()
 
 
-def _run(*, with_receiver: bool) -> Run:
+def _run(*, with_receiver: bool, handled: Callable[[Run], bool]) -> Run:
+    """One run; `handled(run)` says when every update of the turn has been handled."""
     run = Run()
-    asyncio.run(asyncio.wait_for(_talk(run, with_receiver=with_receiver), timeout=60))
+    talk = _talk(run, with_receiver=with_receiver, handled=lambda: handled(run))
+    asyncio.run(asyncio.wait_for(talk, timeout=60))
     return run
+
+
+def acp_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.getMessage().startswith(ACP_ERROR)]
 
 
 def _show(log: Path) -> str:
@@ -121,7 +128,7 @@ def test_a_delegation_over_stdio_renders_as_transcript_show_prints_its_log(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    run = _run(with_receiver=True)
+    run = _run(with_receiver=True, handled=lambda run: len(run.decoded) >= UPDATES)
     assert run.stop_reason == "end_turn"
     assert run.agent_stderr == b""
 
@@ -168,9 +175,9 @@ def test_without_the_receiver_acp_logs_a_traceback_per_session_message(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    run = _run(with_receiver=False)
+    run = _run(with_receiver=False, handled=lambda run: len(acp_errors(caplog)) >= 17)
     assert run.stop_reason == "end_turn"
-    errors = [r for r in caplog.records if r.getMessage().startswith(ACP_ERROR)]
+    errors = acp_errors(caplog)
     assert len(errors) == 17  # 7 upserts and 10 chunks, each refused by acp's models
     assert all(r.exc_info is not None for r in errors)
     assert len(run.client.updates) == 2  # the kinds acp knows are not affected
