@@ -17,19 +17,19 @@ nothing the value holds is lost on the way:
 
 from __future__ import annotations
 
-import types
 from collections.abc import Iterable
 from functools import cache
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
 import msgspec
 from acp import schema as acp_models
-from pydantic import BaseModel, ConfigDict, RootModel
+from pydantic import BaseModel
 
 from acp_schema import v1
 from acp_schema._fast import FastStruct
 
 from ._support import ACP_VERSION
+from .open_classes import open_class
 
 __all__ = [
     "LossyConversionError",
@@ -293,59 +293,3 @@ def _tag(field: Any) -> Any:
     if get_origin(annotation) is Literal and len(get_args(annotation)) == 1:
         return get_args(annotation)[0]
     return None
-
-
-# --- acp's models, open to unknown keys ----------------------------------------------------
-
-_OPENING = object()  # marks a class whose open copy is being built (a cycle)
-_OPEN: dict[type[BaseModel], Any] = {}
-
-
-def open_class(cls: type[BaseModel]) -> type[BaseModel]:
-    """A subclass of acp's `cls` with the same name that keeps unknown keys, at every level:
-    each field that holds acp models holds their open subclasses instead."""
-    found = _OPEN.get(cls)
-    if found is not None and found is not _OPENING:
-        return found  # type: ignore[no-any-return]
-    _OPEN[cls] = _OPENING
-    namespace: dict[str, Any] = {
-        "__module__": __name__,  # made here; acp's class is its base
-        "__qualname__": cls.__qualname__,
-        "__annotations__": {},
-    }
-    if not issubclass(cls, RootModel):  # a root model has no keys of its own
-        namespace["model_config"] = ConfigDict(extra="allow")
-    for name, field in cls.model_fields.items():
-        annotation = _opened(field.annotation)
-        if annotation is not field.annotation:
-            namespace["__annotations__"][name] = annotation
-            namespace[name] = field  # alias, default, discriminator and constraints
-    opened: type[BaseModel] = types.new_class(
-        cls.__name__, (cls,), exec_body=lambda body: body.update(namespace)
-    )
-    _OPEN[cls] = opened
-    return opened
-
-
-def _opened(annotation: Any) -> Any:
-    """`annotation` with every acp model class replaced by its open subclass."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        if annotation.__module__ != _ACP_MODULE or _OPEN.get(annotation) is _OPENING:
-            return annotation  # not acp's, or a cycle: the class as it is
-        return open_class(annotation)
-    origin = get_origin(annotation)
-    if origin is None or origin is Literal:
-        return annotation
-    args = get_args(annotation)
-    if origin is Annotated:
-        inner = _opened(args[0])
-        if inner is args[0]:
-            return annotation
-        rebuilt = (inner, *annotation.__metadata__)
-        return Annotated[rebuilt]
-    new = tuple(_opened(arg) for arg in args)
-    if all(a is b for a, b in zip(new, args, strict=True)):
-        return annotation
-    if origin is Union or origin is types.UnionType:
-        return Union[new]  # noqa: UP007 - built from a tuple at run time
-    return origin[new if len(new) > 1 else new[0]]
