@@ -1,5 +1,6 @@
-"""Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s matrix`, `nox -s lint`,
-`nox -s typecheck`, `nox -s bench`. Every session installs the project from its own files."""
+"""Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s matrix`, `nox -s acp`,
+`nox -s lint`, `nox -s typecheck`, `nox -s bench`. Every session installs the project from
+its own files."""
 
 from __future__ import annotations
 
@@ -22,12 +23,14 @@ def generate(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Without arguments, the release matrix and then the test suite (what CI runs:
+    """Without arguments, the release matrix, the acp adapter's tests against the other
+    agent-client-protocol releases it supports, and then the test suite (what CI runs:
     `.ci/run`); the suite needs no network and no ../shared (reference tests skip without
     it). The suite runs last so that its summary closes the log."""
     session.install("-e", ".[dev]")
     if not session.posargs:
         _matrix(session)
+        _acp_releases(session)
     session.run("pytest", *session.posargs)
 
 
@@ -41,6 +44,30 @@ def matrix(session: nox.Session) -> None:
 
 def _matrix(session: nox.Session) -> None:
     session.run("pytest", "-m", "matrix", "tests/test_release_matrix.py")
+
+
+# Every agent-client-protocol release acp_schema.acp_bridge claims (`SUPPORTED` in
+# runtime/acp_bridge/_support.py); the dev extra pins the last, which the suite runs with.
+ACP_RELEASES = ("0.12.0", "0.12.1")
+ACP_TESTS = (
+    "tests/test_acp_bridge.py",
+    "tests/test_acp_bridge_convert.py",
+    "tests/test_acp_bridge_e2e.py",
+)
+
+
+@nox.session
+def acp(session: nox.Session) -> None:
+    """The acp adapter's tests against each agent-client-protocol release it supports."""
+    session.install("-e", ".[dev]")
+    _acp_releases(session)
+
+
+def _acp_releases(session: nox.Session) -> None:
+    for release in ACP_RELEASES[:-1]:
+        session.install(f"agent-client-protocol=={release}")
+        session.run("pytest", "-q", *ACP_TESTS)
+    session.install(f"agent-client-protocol=={ACP_RELEASES[-1]}")  # as the dev extra pins
 
 
 @nox.session

@@ -40,6 +40,7 @@ from .package_files import left_by_python, parse_header
 INSTALLED_PACKAGES = (
     "acp_schema",
     "acp_schema.transcripts",
+    "acp_schema.acp_bridge",
     "acp_schema.v1",
     "acp_schema.v2",
     "acp_schema.codegen",

@@ -1,0 +1,129 @@
+"""`send`: any `acp_schema.v1` session update or agent-side notification, on an acp agent
+connection.
+
+A `session/update` whose kind acp knows goes through acp's own
+`AgentSideConnection.session_update` (converted as `to_acp` does), so acp validates and writes
+it as it always does. Any other kind (`session_message`, `session_message_chunk`, ...), and
+every other notification, is written as its wire value by the connection itself.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, get_args
+
+from acp import schema as acp_models
+from acp.core import AgentSideConnection
+from pydantic import BaseModel, ValidationError
+
+from acp_schema import v1
+from acp_schema._fast import FastStruct
+from acp_schema._runtime import TagDispatch
+from acp_schema.v1.methods import METHODS
+
+from ._support import send_raw_notification
+from .convert import LossyConversionError, acp_model_of
+
+__all__ = ["ACP_UPDATE_KINDS", "send"]
+
+SESSION_UPDATE = "session/update"
+
+
+def _acp_update_kinds() -> frozenset[str]:
+    """The `sessionUpdate` tags acp's `SessionNotification.update` union accepts."""
+    annotation = acp_models.SessionNotification.model_fields["update"].annotation
+    return frozenset(
+        tag
+        for variant in get_args(annotation)
+        for tag in get_args(variant.model_fields["session_update"].annotation)
+    )
+
+
+# The update kinds acp validates itself; the adapter leaves those to acp on both sides.
+ACP_UPDATE_KINDS: frozenset[str] = _acp_update_kinds()
+# acp's `session_update(session_id, update, **meta)`: a `_meta` key with one of these names
+# cannot travel as a keyword, so such a notification is written as it is.
+_ACP_PARAMETERS = frozenset({"self", "session_id", "update"})
+
+
+async def send(connection: Any, message: Any, *, session_id: str | None = None) -> None:
+    """Send `message` through an acp `AgentSideConnection`.
+
+    `message` is an `acp_schema.v1` model or fast Struct: a session update (any variant of
+    `v1.SessionUpdate`, with `session_id`), a whole `v1.SessionNotification`, or the params
+    of another notification the Agent sends (`v1.CompleteElicitationNotification`, ...; the
+    method comes from the bindings' method table).
+
+    An update kind acp knows goes through `connection.session_update` (acp validates it and
+    writes it its way: it leaves out `null` values and defaults), unless acp's models
+    cannot hold it as it is (see `_as_acp`). Anything else, every other notification
+    included, is written as its wire value exactly, unknown keys and `_meta` included.
+    """
+    if not isinstance(connection, AgentSideConnection):
+        raise TypeError(f"send needs an acp AgentSideConnection, not {type(connection).__name__}")
+    model = message.to_model() if isinstance(message, FastStruct) else message
+    if not isinstance(model, BaseModel) or type(model).__module__ != "acp_schema.v1._models":
+        raise TypeError(f"send takes acp_schema.v1 models, not {type(message).__name__}")
+    if isinstance(model, v1.SessionNotification):
+        if session_id is not None and session_id != model.session_id:
+            raise ValueError(
+                f"session_id {session_id!r} but the notification is for {model.session_id!r}"
+            )
+        await _send_update(connection, model.model_dump(mode="json"), model.update)
+        return
+    if model.__class__ in _update_classes():
+        if session_id is None:
+            raise TypeError(f"send({type(model).__name__}) needs session_id=")
+        params = {"sessionId": session_id, "update": model.model_dump(mode="json")}
+        await _send_update(connection, params, model)
+        return
+    method = _notification_method(type(model))
+    await send_raw_notification(connection, method, model.model_dump(mode="json"))
+
+
+async def _send_update(connection: Any, params: dict[str, Any], update: BaseModel) -> None:
+    acp_update = _as_acp(params, update)
+    if acp_update is None:
+        await send_raw_notification(connection, SESSION_UPDATE, params)
+    else:
+        meta = params.get("_meta") or {}
+        await connection.session_update(params["sessionId"], acp_update, **meta)
+
+
+def _as_acp(params: dict[str, Any], update: BaseModel) -> BaseModel | None:
+    """The acp model to hand to acp's `session_update`, or None when acp's path cannot carry
+    the notification as it is (a kind acp does not know, a top-level key acp's
+    `SessionNotification` lacks, a `_meta` key that clashes with its parameters, a value
+    acp's copy of the schema refuses or reads differently)."""
+    if params["update"].get("sessionUpdate") not in ACP_UPDATE_KINDS:
+        return None
+    meta = params.get("_meta")
+    if params.keys() - {"sessionId", "update", "_meta"}:
+        return None
+    if meta is not None and not (isinstance(meta, dict) and not meta.keys() & _ACP_PARAMETERS):
+        return None
+    try:
+        return acp_model_of(type(update), params["update"])
+    except (ValidationError, LossyConversionError):
+        return None
+
+
+@cache
+def _update_classes() -> frozenset[type]:
+    """The model classes of `v1.SessionUpdate`'s variants (from its `TagDispatch` marker)."""
+    annotation = v1.SessionNotification.model_fields["update"].annotation
+    for marker in getattr(getattr(annotation, "__value__", annotation), "__metadata__", ()):
+        if isinstance(marker, TagDispatch):
+            return frozenset(marker.variants.values())
+    raise RuntimeError("acp_schema.v1.SessionUpdate is not a tagged union")  # generator bug
+
+
+def _notification_method(params_type: type[BaseModel]) -> str:
+    """The method of a notification the Agent may send, from the bindings' method table."""
+    for method in METHODS:
+        if method.params is params_type and method.is_notification and method.side != "agent":
+            return method.name
+    raise TypeError(
+        f"{params_type.__name__} is not a session update or the params of a notification "
+        "an Agent sends"
+    )

@@ -1,0 +1,183 @@
+"""End to end over real stdio pipes: an acp agent process (tests/acp_delegation_agent.py,
+acp's `run_agent` plus `acp_bridge.send`) reports a subagent delegation to this process,
+an acp client (`acp.spawn_agent_process`) with an `acp_bridge.UpdateReceiver` attached.
+
+The oracle: the transcript the client renders while the updates arrive is byte for byte
+what `acp-schema transcript show` prints for the log the client recorded (acp's own stream
+observer writes it); acp logs nothing; `agent_message_chunk`, a kind acp knows, still
+reaches the Client's own `session_update`. Without the receiver the same run makes acp log
+one traceback per session message (the problem the adapter solves).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+acp = pytest.importorskip("acp", reason="agent-client-protocol (the acp extra) is not installed")
+
+from acp_schema.acp_bridge import ACP_VERSION, UpdateReceiver  # noqa: E402
+from acp_schema.acp_bridge._support import release  # noqa: E402
+from acp_schema.transcripts import TranscriptStore  # noqa: E402
+from acp_schema.transcripts.cli import Progress, Text  # noqa: E402
+
+AGENT = Path(__file__).with_name("acp_delegation_agent.py")
+ACP_ERROR = "Unhandled error while handling notification"
+UPDATES = 19  # what the agent sends: 7 upserts, 10 chunks, 2 agent_message_chunk
+
+
+class RecordingClient:
+    """An acp Client that keeps what acp hands its `session_update`."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[str, Any]] = []
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates.append((session_id, update))
+
+
+class Run:
+    """One client run against the agent process: what each side saw."""
+
+    def __init__(self) -> None:
+        self.client = RecordingClient()
+        self.log: list[str] = []  # every message the agent sent, one JSON text each
+        self.store = TranscriptStore("v1")
+        self.screen = io.StringIO()
+        self.progress = Progress(Text(self.screen))
+        self.decoded: list[Any] = []
+        self.stop_reason: str | None = None
+        self.decoded_when_prompt_returned = 0
+        self.agent_stderr = b""
+
+    def record(self, event: Any) -> None:
+        if event.direction.value == "incoming":
+            self.log.append(json.dumps(event.message))
+
+    def on_update(self, notification: Any, entry: Any) -> None:
+        self.decoded.append(notification)
+        if entry is not None:
+            self.progress.touched(entry)
+
+    def rendered(self) -> str:
+        self.progress.finish()
+        Text(self.screen).links(self.store)
+        return self.screen.getvalue()
+
+
+async def _talk(run: Run, *, with_receiver: bool, handled: Callable[[], bool]) -> None:
+    # acp gives the agent a trimmed environment; PYTHONPATH, if set, picks the acp to test
+    env = {key: os.environ[key] for key in ("PYTHONPATH",) if key in os.environ}
+    async with acp.spawn_agent_process(
+        run.client, sys.executable, str(AGENT), env=env, observers=[run.record]
+    ) as (connection, process):
+        if with_receiver:
+            UpdateReceiver(run.on_update, store=run.store).attach(connection)
+        await connection.initialize(protocol_version=1)
+        session = await connection.new_session(cwd=str(AGENT.parent))
+        response = await connection.prompt(
+            session_id=session.session_id, prompt=[acp.text_block("run the tests")]
+        )
+        run.stop_reason = response.stop_reason
+        run.decoded_when_prompt_returned = len(run.decoded)
+        if release(ACP_VERSION) < (0, 12, 1):
+            # acp 0.12.0's prompt() returns without waiting for the updates of its turn
+            for _ in range(1000):
+                if handled():
+                    break
+                await asyncio.sleep(0.01)
+    assert process.stderr is not None
+    run.agent_stderr = await process.stderr.read()
+
+
+def _run(*, with_receiver: bool, handled: Callable[[Run], bool]) -> Run:
+    """One run; `handled(run)` says when every update of the turn has been handled."""
+    run = Run()
+    talk = _talk(run, with_receiver=with_receiver, handled=lambda: handled(run))
+    asyncio.run(asyncio.wait_for(talk, timeout=60))
+    return run
+
+
+def acp_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.getMessage().startswith(ACP_ERROR)]
+
+
+def _show(log: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "acp_schema", "transcript", "show", "--version", "v1", str(log)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert done.stderr == ""
+    return done.stdout
+
+
+def test_a_delegation_over_stdio_renders_as_transcript_show_prints_its_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    run = _run(with_receiver=True, handled=lambda run: len(run.decoded) >= UPDATES)
+    assert run.stop_reason == "end_turn"
+    assert run.agent_stderr == b""
+
+    log = tmp_path / "agent.jsonl"
+    log.write_text("".join(line + "\n" for line in run.log))
+    shown = _show(log)
+    rendered = run.rendered()
+    # `show` ends with a count of bad lines and other messages (the JSON-RPC responses),
+    # which only a reader of the whole log has; everything before it is the transcript.
+    body, summary = shown.rsplit("\n", 2)[0] + "\n", shown.rsplit("\n", 2)[1]
+    assert summary == "0 bad line(s), 3 other message(s) skipped"
+    assert rendered == body
+
+    # The linked transcript itself: both directions linked, the late references included.
+    assert "Links, after the whole log:" in rendered
+    views = [("sess-parent", "o1", "sess-child", "i1"), ("sess-child", "o2", "sess-parent", "i2")]
+    for own, here, other, there in views:
+        assert run.store.link(own, here).state == "linked"
+        assert run.store.link(own, here).counterpart == (other, there)
+    request = run.store.entry("sess-child", "i1")
+    assert [block.text for block in request.content] == [
+        "Please run the parser ",
+        "tests and report back.",
+    ]
+    assert run.store.entry("sess-parent", "o1").meta == {"delegation": "d1"}
+
+    # Every update reached the application decoded by the bindings, in the fast form.
+    assert len(run.decoded) == UPDATES
+    if release(ACP_VERSION) >= (0, 12, 1):  # acp's prompt() waits for the turn's updates
+        assert run.decoded_when_prompt_returned == UPDATES  # so nothing is pending then
+    kinds = [n.update.session_update for n in run.decoded]
+    assert kinds.count("session_message") == 7 and kinds.count("session_message_chunk") == 10
+    assert all(type(n).__module__ == "acp_schema.v1.fast" for n in run.decoded)
+    # acp's own handler still gets the kinds it knows, as its own models, and nothing else.
+    assert [(sid, type(u).__name__, u.content.text) for sid, u in run.client.updates] == [
+        ("sess-parent", "AgentMessageChunk", "Asking a subagent to run the tests."),
+        ("sess-parent", "AgentMessageChunk", "The subagent says all tests pass."),
+    ]
+    assert all(type(u).__module__ == "acp.schema" for _, u in run.client.updates)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_without_the_receiver_acp_logs_a_traceback_per_session_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    run = _run(with_receiver=False, handled=lambda run: len(acp_errors(caplog)) >= 17)
+    assert run.stop_reason == "end_turn"
+    errors = acp_errors(caplog)
+    assert len(errors) == 17  # 7 upserts and 10 chunks, each refused by acp's models
+    assert all(r.exc_info is not None for r in errors)
+    assert len(run.client.updates) == 2  # the kinds acp knows are not affected
