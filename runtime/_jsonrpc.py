@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
+from ._errors import readable
 from ._runtime import loads_wire
 
 # The side that handles a method: any string the schema's `x-side` uses. Each generated
@@ -129,7 +130,10 @@ class MethodTable(Generic[SideT]):
                 raise ValueError("a JSON-RPC `method` must be a string")
             is_notification = "id" not in data
             entry = self.get(name, side=side, notification=is_notification)
-            params = entry.params_adapter.validate_python(data.get("params"))
+            try:
+                params = entry.params_adapter.validate_python(data.get("params"))
+            except ValidationError as error:
+                raise readable(error) from None
             kind: Kind = "notification" if is_notification else "request"
             return Decoded(kind, name, ident, params=params)
         if "error" in data:
@@ -139,5 +143,8 @@ class MethodTable(Generic[SideT]):
         if method is None:
             raise ValueError("a response names no method: pass method= of the request it answers")
         entry = self.get(method, side=side, notification=False)
-        result = entry.result_adapter.validate_python(data["result"])
+        try:
+            result = entry.result_adapter.validate_python(data["result"])
+        except ValidationError as error:
+            raise readable(error) from None
         return Decoded("response", method, ident, result=result)
