@@ -119,7 +119,7 @@ def readable(
     """`error` with one error per real problem, located by wire names; the same error when
     no tagged union is involved. `input_type` is what was decoded (messages differ:
     "a valid dictionary" from Python, "an object" from JSON)."""
-    problems = error.errors(include_url=False)
+    problems: list[dict[str, Any]] = [dict(p) for p in error.errors(include_url=False)]
     if not any(_branches(problem["loc"]) for problem in problems):
         return error
     seen: set[tuple[Any, ...]] = set()
