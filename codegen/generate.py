@@ -46,7 +46,7 @@ IGNORED_KEYS: Mapping[str, tuple[str, ...]] = {
     "SessionMessageChunk": ("senderSessionId", "recipientSessionId"),
 }
 
-# Flags measured in ../shared/design.md; each keeps a property of the output we rely on.
+# Flags chosen by measurement; each keeps a property of the output we rely on.
 CODEGEN_FLAGS = (
     "--input-file-type=jsonschema",
     "--output-model-type=pydantic_v2.BaseModel",

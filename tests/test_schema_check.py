@@ -17,14 +17,10 @@ from acp_schema.codegen.schema_check import (
     check_schema_file,
     load_schema,
 )
+from tests.reference_schemas import RELEASES, VERSIONS, require_reference
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO.parent / "shared" / "reference"
-REFERENCE_SCHEMAS = [
-    f"{release}/{version}/schema.unstable.json"
-    for release in ("acp-sdk-2.0.0", "acp-sdk-2.1.0", "acp-sdk-2.4.0")
-    for version in ("v1", "v2")
-]
+REFERENCE_SCHEMAS = [f"{release}/{version}" for release in RELEASES for version in VERSIONS]
 BUNDLED = REPO / "codegen" / "schema"
 
 
@@ -586,9 +582,7 @@ def test_problem_str_uses_a_fragment_pointer() -> None:
 
 @pytest.mark.parametrize("name", REFERENCE_SCHEMAS)
 def test_reference_schemas_have_no_problems(name: str) -> None:
-    path = REFERENCE / name
-    if not path.is_file():
-        pytest.skip(f"reference schema {path} is not available outside the workspace")
+    path = require_reference(*name.split("/"))
     assert check_schema_file(path) == []
 
 

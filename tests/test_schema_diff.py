@@ -30,9 +30,9 @@ from acp_schema.codegen.schema_diff import (
     diff_files,
 )
 from acp_schema.codegen.schema_structure import structural_diff, structure
+from tests.reference_schemas import require_reference
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO.parent / "shared" / "reference"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 BUNDLED = REPO / "codegen" / "schema"
 
@@ -877,10 +877,7 @@ REVISION_IDS = [f"{old}-{new}-{version}" for old, new, version in REVISIONS]
 
 
 def reference(release: str, version: str) -> Path:
-    path = REFERENCE / f"acp-sdk-{release}" / version / "schema.unstable.json"
-    if not path.is_file():
-        pytest.skip(f"reference schemas not present at {REFERENCE} (../shared beside the repo)")
-    return path
+    return require_reference(release, version)
 
 
 def reference_report(version: str, old: str = "2.0.0", new: str = "2.1.0") -> DiffReport:

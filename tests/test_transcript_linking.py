@@ -175,7 +175,7 @@ def test_conflicting_references_stay_unlinked(store: TranscriptStore) -> None:
 
 
 def test_a_third_view_claiming_a_linked_counterpart(store: TranscriptStore) -> None:
-    """The case of issue 12: A/o1 and B/i1 name each other, then C/x names B/i1 too."""
+    """A/o1 and B/i1 name each other, then C/x names B/i1 too."""
     store.apply(outgoing(recipientMessageId="i1"))
     store.apply(incoming(senderMessageId="o1"))
     assert linked(store, ("A", "o1"), ("B", "i1"))
