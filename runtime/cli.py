@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -130,6 +131,26 @@ def _drop_stdout() -> None:
         pass
 
 
+def _buffered_stdout() -> None:
+    """Give stdout a buffered writer if it has none (`PYTHONUNBUFFERED`, `python -u`).
+
+    Unbuffered, `print` hands its text to the file descriptor in one `write`; when the
+    reader leaves in the middle, the kernel takes part of it and the rest is dropped with
+    no error, so `acp-schema diff v1 v2 | head` ended 0 with its output cut. A buffered
+    writer writes the rest and meets the closed pipe: `BrokenPipeError`, exit 141."""
+    stream = sys.stdout
+    raw = getattr(stream, "buffer", None)
+    if not isinstance(stream, io.TextIOWrapper) or not isinstance(raw, io.RawIOBase):
+        return
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=stream.isatty(),
+    )
+
+
 def console_main() -> None:
     """Entry point of the `acp-schema` console script and `python -m acp_schema`."""
+    _buffered_stdout()
     raise SystemExit(main())
