@@ -28,6 +28,7 @@ from .cli_common import (
     EXIT_OK,
     EXIT_UNUSABLE,
     Handler,
+    install_hint,
     os_reason,
     usage_handler,
 )
@@ -39,13 +40,16 @@ COMMAND_GROUPS = (
     ("acp_schema.migrations.cli", "register"),
 )
 
-# Which extra brings a third-party module the tools import.
-_EXTRA_OF = {
-    "datamodel_code_generator": "codegen",
-    "jsonschema": "codegen",
-    "ruff": "codegen",
-    "libcst": "migrate",
+# Which extras bring a third-party module the tools import (libcst comes with both), and
+# the extra each command comes with (every other one: codegen).
+_EXTRAS_OF = {
+    "datamodel_code_generator": ("codegen",),
+    "jsonschema": ("codegen",),
+    "ruff": ("codegen",),
+    "libcst": ("codegen", "migrate"),
+    "pathspec": ("migrate",),
 }
+_EXTRA_OF_COMMAND = {"migrate": "migrate"}
 
 
 def _version() -> str:
@@ -106,14 +110,21 @@ def _run(argv: Sequence[str] | None, where: list[str]) -> int:
         return handler(args)
     except ModuleNotFoundError as exc:
         top = (exc.name or "").partition(".")[0]
-        if top not in _EXTRA_OF:
+        if top not in _EXTRAS_OF:
             raise
-        print(
-            f"acp-schema {args.command}: {top} is not installed; this command comes with an "
-            f"extra: pip install 'acp-schema[{_EXTRA_OF[top]}]'",
-            file=sys.stderr,
-        )
+        _error(where, _missing_extra_hint(top, args.command))
         return EXIT_UNUSABLE
+
+
+def _missing_extra_hint(module: str, command: str) -> str:
+    """What to install when `command` needs `module`: the command's own extra, which
+    brings everything the command needs (not only the module that happened to be first)."""
+    extra = _EXTRA_OF_COMMAND.get(command, "codegen")
+    if extra not in _EXTRAS_OF[module]:
+        extra = _EXTRAS_OF[module][0]
+    return (
+        f"{module} is not installed; this command needs the [{extra}] extra: {install_hint(extra)}"
+    )
 
 
 def _error(where: list[str], message: str) -> None:

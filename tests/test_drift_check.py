@@ -247,7 +247,7 @@ def test_generator_not_installed_is_unusable(
     monkeypatch.setattr(drift, "installed_generator", lambda: None)
     code, out = run(tree.args(), capsys)
     assert code == 2
-    assert "install acp-schema[codegen]" in out
+    assert "[codegen] extra" in out
 
 
 # --- command line forms ------------------------------------------------------------------
