@@ -1,4 +1,5 @@
-"""The package, generated bindings included, is clean under `mypy --strict`."""
+"""The package as pip installs it: clean under `mypy --strict` (generated bindings
+included), the README's typing claims true, the LICENSE in the wheel."""
 
 from __future__ import annotations
 
@@ -92,3 +93,14 @@ def test_what_the_readme_says_about_construction_and_presence(
         'user.py:9: note: Revealed type is "str | None"',
         "Found 1 error in 1 file (checked 1 source file)",
     ]
+
+
+def test_the_license_ships_in_the_wheel(installed_project: Path) -> None:
+    # `installed_project` is pip's install of the wheel built from this checkout (or, offline,
+    # a copy of the package folders, which holds no metadata to check).
+    metadata = sorted(installed_project.glob("acp_schema-*.dist-info"))
+    if not metadata:
+        pytest.skip("the project could not be built offline; the package was copied instead")
+    license_file = metadata[0] / "licenses" / "LICENSE"
+    assert license_file.read_text(encoding="utf-8").split()[:3] == ["Apache", "License", "Version"]
+    assert "License-File: LICENSE" in (metadata[0] / "METADATA").read_text(encoding="utf-8")
