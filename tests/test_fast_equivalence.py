@@ -41,6 +41,7 @@ UNKNOWN_KEYS = ("xVendorNote", "futureField", "_vendorData")  # tests/schema_str
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 
+@cache  # read on every check: uncached, the scans were most of this file's time
 def structs(version: str) -> dict[str, type[_fast.FastStruct[Any]]]:
     return {
         name: value
@@ -52,14 +53,16 @@ def structs(version: str) -> dict[str, type[_fast.FastStruct[Any]]]:
     }
 
 
+@cache
 def aliases(version: str) -> dict[str, Any]:
     """The union aliases of the fast module (named as the models' aliases)."""
     models = MODELS[version]
+    struct_names = structs(version).keys()
     return {
         name: value
         for name, value in vars(FAST[version]).items()
         if not name.startswith("_")
-        and name not in structs(version)
+        and name not in struct_names
         and type(getattr(models, name, None)).__name__ == "TypeAliasType"
     }
 
