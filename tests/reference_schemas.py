@@ -1,12 +1,14 @@
 """The published schemas some tests compare with, wherever this machine has them.
 
-Two places hold them: copies beside the repository
+Three places hold them: copies beside the repository
 (`../shared/reference/acp-sdk-<release>/<v1|v2>/schema.unstable.json`, present only where the
-project is developed), and the npm cache that the release matrix (`nox -s matrix`) and
-`acp-schema diff --upstream` fill (`codegen/upstream.py`: `~/.cache/acp-schema/upstream/
-<release>/<v1|v2>/schema.unstable.json`, checked against its recorded sha256). Tests take the
-first that holds the file and skip, saying where they looked and how to fill the cache, when
-neither does. Nothing here fetches: a test that may use the network says so itself.
+project is developed); the cache that the release matrix (`nox -s matrix`) and
+`acp-schema diff --upstream` fill with npm (`codegen/upstream.py`: `~/.cache/acp-schema/
+upstream/<release>/<v1|v2>/schema.unstable.json`, checked against its recorded sha256); and
+the SDK packages the TypeScript conformance suite installs there with npm
+(`tests/conformance/sdk.py`: `npm/<release>/node_modules/@agentclientprotocol/sdk/schema/`).
+Tests take the first that holds the file and skip, saying where they looked and how to fill
+the cache, when none does. Nothing here fetches: a test that may use the network says so.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from acp_schema.codegen.bundled import SCHEMA_FILE
-from acp_schema.codegen.upstream import cached_schema_path, verify_cached
+from acp_schema.codegen.upstream import PACKAGE, cache_root, cached_schema_path, verify_cached
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "reference"
@@ -32,6 +34,9 @@ def reference_schema(release: str, version: str) -> Path | None:
     cached = cached_schema_path(release, version)
     if cached.is_file() and verify_cached(cached) is None:
         return cached
+    installed = cache_root() / "npm" / release / "node_modules" / PACKAGE / "schema" / version
+    if (installed / SCHEMA_FILE).is_file():
+        return installed / SCHEMA_FILE
     return None
 
 
