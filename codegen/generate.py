@@ -27,7 +27,14 @@ from .class_names import class_name
 from .fast_target import fast_module
 from .method_roles import MethodEntry, MethodRoles, definitions, read_method_roles
 from .out_dir import inspect_out_dir, write_out_dirs
-from .package_files import GENERATED_FILES, GENERATOR, MODELS_MODULE, header_lines, seal
+from .package_files import (
+    BUNDLED_COMMAND,
+    GENERATED_FILES,
+    GENERATOR,
+    MODELS_MODULE,
+    header_lines,
+    seal,
+)
 from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
 from .prepass import NamingError, prepass
 from .schema_check import (
@@ -84,11 +91,21 @@ class GeneratedFile:
     text: str
 
 
-def header(schema_name: str, digest: str) -> str:
+def header(schema_name: str, digest: str, command: str = BUNDLED_COMMAND) -> str:
     tool = metadata.version(GENERATOR)
     if not schema_name.isprintable():  # a file name must not end the comment line
         schema_name = repr(schema_name)
-    return header_lines(schema_name, tool, digest)
+    if not command.isprintable():
+        command = repr(command)
+    return header_lines(schema_name, tool, digest, command)
+
+
+def _stage(schema_path: Path, what: str, progress: bool) -> None:
+    """One line on stderr per stage of a render, when the command line asks for them (the
+    renders of `generate v1 v2` run in parallel processes, so each line names its schema)."""
+    if progress:
+        where = f"{schema_path.parent.name}/{schema_path.name}"
+        print(f"acp-schema generate: {where}: {what}", file=sys.stderr, flush=True)
 
 
 @contextmanager
@@ -304,17 +321,22 @@ def _method_problems(schema: dict[str, Any]) -> list[Problem]:
     return [Problem("/$defs", message)]
 
 
-def render(schema_path: Path) -> list[GeneratedFile]:
+def render(
+    schema_path: Path, command: str = BUNDLED_COMMAND, progress: bool = False
+) -> list[GeneratedFile]:
     """Generate the binding files of the schema at `schema_path`, in memory.
 
     Nothing is produced from a schema with problems. The meta-schema validation, the slow
     part of the checks, runs while datamodel-codegen works on the pre-pass output; the
     cheaper checks run first, so the pre-pass only ever sees resolvable, well-formed input.
+    `command` goes into each file's header (what writes it again); `progress` prints the
+    stages on stderr.
     """
+    _stage(schema_path, "checking the schema", progress)
     schema = _checked(schema_path)  # first: it reports an unreadable file as such
     raw = schema_path.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()
-    file_header = header(schema_path.name, digest)
+    file_header = header(schema_path.name, digest, command)
     try:
         pre = prepass(schema)
     except NamingError as exc:
@@ -325,6 +347,7 @@ def render(schema_path: Path) -> list[GeneratedFile]:
         for name, keys in IGNORED_KEYS.items()
         if name in declared and not set(keys) & set(declared[name].get("properties", {}))
     }
+    _stage(schema_path, "datamodel-codegen (and the meta-schema check meanwhile)", progress)
     with (
         tempfile.TemporaryDirectory(prefix="acp-schema-") as tmp,
         _codegen_started(pre.schema, file_header, Path(tmp)) as finish,
@@ -333,6 +356,7 @@ def render(schema_path: Path) -> list[GeneratedFile]:
         if problems:
             raise SchemaError(schema_path, problems)
         models = finish()
+    _stage(schema_path, "post-pass (decoding markers, tagged unions, builders)", progress)
     finished = finish_module(models, PostpassPlan(unions=pre.unions, ignored_keys=ignored))
     models = ruff_format(finished.code, f"{MODELS_MODULE}.py")
     roles = read_method_roles(schema)
@@ -347,6 +371,7 @@ def render(schema_path: Path) -> list[GeneratedFile]:
     if missing:  # the generator named a class otherwise than the class-name rule says
         message = f"datamodel-codegen did not emit the classes {', '.join(missing)} by name"
         raise SchemaError(schema_path, [Problem("", f"cannot be generated: {message}")])
+    _stage(schema_path, "method table, fast path, package facade", progress)
     methods = ruff_format(_methods_module(roles, file_header, classes), "methods.py")
     fast = ruff_format(fast_module(models, file_header), "fast.py")
     facade = ruff_format(_facade_module(defined, file_header), "__init__.py")
@@ -365,27 +390,35 @@ def write_files(files: list[GeneratedFile], out_dir: Path) -> None:
     write_out_dirs([([(f.name, f.text) for f in files], out_dir)])
 
 
-def generate(schema_path: Path, out_dir: Path) -> list[Path]:
+def generate(
+    schema_path: Path, out_dir: Path, command: str = BUNDLED_COMMAND, progress: bool = False
+) -> list[Path]:
     inspect_out_dir(out_dir, GENERATED_FILES)  # refuse before the seconds of rendering
-    files = render(schema_path)
+    files = render(schema_path, command, progress)
+    _stage(schema_path, f"writing {out_dir}", progress)
     write_files(files, out_dir)
     return [out_dir / f.name for f in files]
 
 
-def generate_many(jobs: Sequence[tuple[Path, Path]]) -> list[list[Path]]:
+def generate_many(
+    jobs: Sequence[tuple[Path, Path]], command: str = BUNDLED_COMMAND, progress: bool = False
+) -> list[list[Path]]:
     """Several (schema, out_dir) jobs: rendered in parallel processes, then written.
 
     Rendering is CPU-bound Python (schema checks, libcst) around a datamodel-codegen
     subprocess, so one process per job is what makes two versions cost about one.
-    Nothing is written unless every job rendered.
+    Nothing is written unless every job rendered. `command` and `progress`: as for `render`.
     """
     if len(jobs) == 1:
-        return [generate(*jobs[0])]
+        return [generate(*jobs[0], command, progress)]
     for _, out_dir in jobs:
         inspect_out_dir(out_dir, GENERATED_FILES)
     workers = min(len(jobs), os.cpu_count() or 1)
+    schemas = [schema for schema, _ in jobs]
     with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:
-        rendered = list(pool.map(render, [schema for schema, _ in jobs]))
+        rendered = list(pool.map(render, schemas, [command] * len(jobs), [progress] * len(jobs)))
+    if progress:
+        print(f"acp-schema generate: writing {len(jobs)} packages", file=sys.stderr, flush=True)
     write_out_dirs(
         [
             ([(f.name, f.text) for f in files], out_dir)

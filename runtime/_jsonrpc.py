@@ -15,7 +15,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from ._errors import readable
-from ._runtime import loads_wire
+from ._runtime import AcpModel, loads_wire
 
 # The side that handles a method: any string the schema's `x-side` uses. Each generated
 # `methods` module narrows it to a Literal of its own sides (`MethodTable[Side]`).
@@ -55,12 +55,16 @@ class Method(Generic[SideT]):
 
 @dataclass(frozen=True)
 class Decoded:
-    """A decoded JSON-RPC message: exactly one of params, result or error is set."""
+    """A decoded JSON-RPC message: exactly one of params, result or error is set.
+
+    `params` is a model (of the method's params class, or of a member of its params union);
+    narrow it with `isinstance`. `result` stays `Any`: a result type may be a free-form
+    JSON value (`proxy/successor`), not a model."""
 
     kind: Kind
     method: str | None
     id: int | str | None
-    params: Any = None
+    params: AcpModel | None = None
     result: Any = None
     error: dict[str, Any] | None = None
 
