@@ -1,5 +1,6 @@
-"""Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s matrix`, `nox -s lint`,
-`nox -s typecheck`, `nox -s bench`. Every session installs the project from its own files."""
+"""Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s tests_long`, `nox -s matrix`,
+`nox -s lint`, `nox -s typecheck`, `nox -s bench`. Every session installs the project from
+its own files."""
 
 from __future__ import annotations
 
@@ -26,6 +27,17 @@ def tests(session: nox.Session) -> None:
     `.ci/run`); the suite needs no network and no ../shared (reference tests skip without
     it). The suite runs last so that its summary closes the log."""
     session.install("-e", ".[dev]")
+    if not session.posargs:
+        _matrix(session)
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def tests_long(session: nox.Session) -> None:
+    """`tests` with the property tests' long example budget (ACP_SCHEMA_LONG=1,
+    tests/budget.py): three times the examples, for CI runs with time to spare."""
+    session.install("-e", ".[dev]")
+    session.env["ACP_SCHEMA_LONG"] = "1"
     if not session.posargs:
         _matrix(session)
     session.run("pytest", *session.posargs)

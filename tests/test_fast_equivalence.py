@@ -31,6 +31,7 @@ from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.class_names import class_name
 from acp_schema.v1 import fast as fast_v1
 from acp_schema.v2 import fast as fast_v2
+from tests.budget import examples
 from tests.schema_strategies import SchemaStrategies, value_spots
 from tests.test_bindings_properties import JSON_VALUES
 
@@ -38,7 +39,9 @@ MODELS: dict[str, ModuleType] = {"v1": v1, "v2": v2}
 FAST: dict[str, ModuleType] = {"v1": fast_v1, "v2": fast_v2}
 NOTIFICATIONS = {"v1": "SessionNotification", "v2": "UpdateSessionNotification"}
 UNKNOWN_KEYS = ("xVendorNote", "futureField", "_vendorData")  # tests/schema_strategies.py
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(
+    max_examples=examples(50, 150), deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 
 @cache  # read on every check: uncached, the scans were most of this file's time
@@ -229,7 +232,7 @@ def test_notifications_decode_alike(version: str, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(100, 300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_mirrored_definition_decodes_alike(version: str, data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(sorted(definitions(version))))

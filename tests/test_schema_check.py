@@ -17,6 +17,7 @@ from acp_schema.codegen.schema_check import (
     check_schema_file,
     load_schema,
 )
+from tests.budget import examples
 from tests.reference_schemas import RELEASES, VERSIONS, require_reference
 
 REPO = Path(__file__).resolve().parents[1]
@@ -627,7 +628,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, 300), deadline=None)
 @given(st.dictionaries(KEYS, JSON, max_size=5) | JSON)
 def test_any_json_value_gets_a_sorted_report_not_a_crash(doc: Any) -> None:
     problems = check_schema_document(doc)

@@ -30,6 +30,7 @@ from acp_schema.codegen.schema_diff import (
     diff_files,
 )
 from acp_schema.codegen.schema_structure import structural_diff, structure
+from tests.budget import examples
 from tests.reference_schemas import require_reference
 
 REPO = Path(__file__).resolve().parents[1]
@@ -1029,7 +1030,9 @@ _schemas = st.recursive(_leaf, _extend, max_leaves=10)
 _docs = st.builds(lambda a, b, c: {"$defs": {"A": a, "B": b, "C": c}}, _schemas, _schemas, _schemas)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(100, 300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(_docs, _docs)
 def test_any_pair_of_walkable_schemas_diffs_without_error(
     old: dict[str, Any], new: dict[str, Any]

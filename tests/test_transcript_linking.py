@@ -15,6 +15,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from acp_schema.transcripts import Address, Link, TranscriptStore, Version, wire_form
+from tests.budget import examples
 
 VERSIONS = ("v1", "v2")
 
@@ -406,7 +407,7 @@ def final_state(store: TranscriptStore) -> dict[tuple[str, str], tuple[object, .
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(50, 150), deadline=None)
 @given(orders=interleavings())
 def test_final_state_does_not_depend_on_interleaving(
     version: Version, orders: tuple[list[bytes], list[bytes]]
@@ -552,7 +553,7 @@ def link_states(store: TranscriptStore) -> dict[tuple[str, str], Link | None]:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(70, 200), deadline=None)
 @given(orders=arrivals())
 def test_pairwise_linking_in_every_arrival_order(
     version: Version, orders: tuple[list[bytes], list[bytes]]
