@@ -147,3 +147,12 @@ def test_construction_and_the_method_table_report_the_same_way() -> None:
     with pytest.raises(ValidationError) as decoded:
         METHODS2.decode(message)
     assert [p["loc"] for p in decoded.value.errors()] == [("update", "messageId")]
+
+
+def test_a_union_nested_in_a_variant_reports_its_own_tag() -> None:
+    # `state_update` is itself an open union keyed by `state`, inside the update union
+    assert _decode_error("v2", {"sessionUpdate": "state_update"}) == _header("v2") + (
+        "update.state\n"
+        "  Field required [type=missing, input_value={'sessionUpdate': 'state_update'}, "
+        "input_type=dict]"
+    )
