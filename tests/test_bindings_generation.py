@@ -20,6 +20,7 @@ from acp_schema.codegen.generate import GeneratedFile, generate, render
 from acp_schema.codegen.schema_check import SchemaError
 from acp_schema.v1 import _models as v1_models
 from acp_schema.v2 import _models as v2_models
+from tests.bundled_renders import bundled_render
 from tests.reference_schemas import require_reference
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,8 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def fresh() -> dict[str, list[GeneratedFile]]:
-    """One render of each bundled version, shared by the tests of this module."""
-    return {version: render(bundled_schema(version)) for version in ("v1", "v2")}
+    """One render of each bundled version, shared with the other modules that need one."""
+    return {version: list(bundled_render(version)) for version in ("v1", "v2")}
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])

@@ -18,6 +18,7 @@ import pytest
 from acp_schema.cli import main
 from acp_schema.codegen import bundled, drift, generate, package_files
 from acp_schema.codegen.generate import GeneratedFile
+from tests.bundled_renders import bundled_render
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Tree:
 
 @pytest.fixture(scope="module")
 def rendered() -> list[GeneratedFile]:
-    return generate.render(bundled.bundled_schema("v1"))
+    return list(bundled_render("v1"))
 
 
 @pytest.fixture
