@@ -99,7 +99,7 @@ def _register_generate(commands: Subparsers) -> None:
         help="regenerate the typed bindings from a schema",
         description=f"Regenerate the bindings this installation holds ({_bundled_place()}) "
         "from the bundled schemas, or write the bindings of any ACP-style schema with "
-        "--schema PATH --out DIR. Each stage is reported on stderr as it starts.",
+        "--schema PATH --out DIR. On a terminal, each stage is reported on stderr as it starts.",
     )
     generate.add_argument(
         "versions",
@@ -138,6 +138,12 @@ def _bundled_place() -> str:
     if root.name == "generated":  # an editable install of a checkout
         return "generated/v1 and generated/v2 of the checkout"
     return f"acp_schema.v1 and acp_schema.v2 in {root}"
+
+
+def _progress_wanted() -> bool:
+    """Stage lines on a terminal, where ten silent seconds look like a hang; in a log or a
+    pipe stderr keeps to the one-line error contract (README, "Errors and exit codes")."""
+    return sys.stderr.isatty()
 
 
 def _reproducing_command(args: argparse.Namespace) -> str:
@@ -206,7 +212,7 @@ def _generate(args: argparse.Namespace) -> int:
         else [(bundled_schema(v), default_output(v)) for v in args.versions or VERSIONS]
     )
     try:
-        written = generate_many(jobs, command, progress=True)
+        written = generate_many(jobs, command, progress=_progress_wanted())
     except SchemaError as err:  # nothing can be generated from a schema with problems
         print("\n".join(err.lines()), file=sys.stderr)
         return EXIT_UNUSABLE

@@ -488,7 +488,7 @@ def test_a_failing_code_generator_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # datamodel-codegen's own traceback, on its stderr, must not reach the user as one.
-    def render(path: Path) -> list[GeneratedFile]:
+    def render(path: Path, *options: object) -> list[GeneratedFile]:
         raise RuntimeError(
             "datamodel-codegen failed (1):\nTraceback (most recent call last):\n"
             '  File "x.py", line 1\nValueError: no models'

@@ -266,8 +266,14 @@ def test_stable_schema_is_cached_from_the_same_fetch(
 
 
 def test_generate_from_upstream(
-    tmp_path: Path, fake_npm: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    fake_npm: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from acp_schema.codegen import commands
+
+    monkeypatch.setattr(commands, "_progress_wanted", lambda: True)  # as on a terminal
     out = tmp_path / "pkg" / "v1"
     args = ["generate", "--upstream", "2.1.0", "v1", "--cache-dir", str(tmp_path / "c")]
     assert main([*args, "--out", str(out)]) == 0
