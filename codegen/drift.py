@@ -142,7 +142,7 @@ def check_target(target: Target, *, full: bool = False, generator: str | None) -
     if generator is None:
         report.unusable.append(
             f"{GENERATOR} is not installed, so the bindings cannot be compared with it: "
-            f"{install_hint('codegen')}"
+            f"install the [codegen] extra ({install_hint('codegen')})"
         )
         return report
     report.findings = _fast_findings(target, report.schema_sha256, generator)

@@ -119,7 +119,7 @@ def migrate_command(args: argparse.Namespace) -> int:
     except ModuleNotFoundError:
         print(
             f"acp-schema migrate: libcst is not installed; this command needs the [migrate] "
-            f"extra: {install_hint('migrate')}",
+            f"extra ({install_hint('migrate')})",
             file=sys.stderr,
         )
         return EXIT_ERROR

@@ -123,7 +123,7 @@ def _missing_extra_hint(module: str, command: str) -> str:
     if extra not in _EXTRAS_OF[module]:
         extra = _EXTRAS_OF[module][0]
     return (
-        f"{module} is not installed; this command needs the [{extra}] extra: {install_hint(extra)}"
+        f"{module} is not installed; this command needs the [{extra}] extra ({install_hint(extra)})"
     )
 
 

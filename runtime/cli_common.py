@@ -45,8 +45,7 @@ def install_hint(extra: str) -> str:
     except metadata.PackageNotFoundError:  # running from a source tree
         version = "VERSION"
     return (
-        f"install the project with its [{extra}] extra: from a checkout "
-        f"`pip install '.[{extra}]'`, from a wheel "
+        f"from a checkout: `pip install '.[{extra}]'`; from a wheel: "
         f"`pip install 'acp_schema-{version}-py3-none-any.whl[{extra}]'`"
     )
 
