@@ -1,6 +1,6 @@
-"""Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s matrix`, `nox -s acp`,
-`nox -s lint`, `nox -s typecheck`, `nox -s bench`. Every session installs the project from
-its own files."""
+"""Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s tests_long`, `nox -s matrix`,
+`nox -s acp`, `nox -s lint`, `nox -s typecheck`, `nox -s bench`. Every session installs the
+project from its own files."""
 
 from __future__ import annotations
 
@@ -31,6 +31,17 @@ def tests(session: nox.Session) -> None:
     if not session.posargs:
         _matrix(session)
         _acp_releases(session)
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def tests_long(session: nox.Session) -> None:
+    """`tests` with the property tests' long example budget (ACP_SCHEMA_LONG=1,
+    tests/budget.py): three times the examples, for CI runs with time to spare."""
+    session.install("-e", ".[dev]")
+    session.env["ACP_SCHEMA_LONG"] = "1"
+    if not session.posargs:
+        _matrix(session)
     session.run("pytest", *session.posargs)
 
 

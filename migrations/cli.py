@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint
 
 from .rules import FAMILIES, RULES, Finding, UnknownRuleError, expand, select_rules
 
@@ -118,7 +118,8 @@ def migrate_command(args: argparse.Namespace) -> int:
         import libcst  # noqa: F401 - the migrations need it; say so before starting
     except ModuleNotFoundError:
         print(
-            "acp-schema migrate needs libcst: pip install 'acp-schema[migrate]'",
+            f"acp-schema migrate: libcst is not installed; this command needs the [migrate] "
+            f"extra ({install_hint('migrate')})",
             file=sys.stderr,
         )
         return EXIT_ERROR

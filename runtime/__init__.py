@@ -3,4 +3,35 @@
 `acp_schema.v1` and `acp_schema.v2` are the generated bindings; this package root holds the
 hand-written runtime they import (`_runtime`, `_jsonrpc`), the session-message transcripts
 (`acp_schema.transcripts`) and the command line (`acp_schema.cli`).
+
+What a user needs to tell an omitted field from a given one:
+
+- `MISSING`: the value of a field the model did not receive (`message.content is MISSING`;
+  pydantic's sentinel, which type checkers narrow on);
+- `UNSET`: the same for a fast-path Struct (`acp_schema.v2.fast`; msgspec's sentinel).
+
+Both are loaded on first use, so `import acp_schema.v2` still imports neither pydantic nor
+msgspec until a model or Struct is used.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from msgspec import UNSET as UNSET
+    from pydantic import MISSING as MISSING
+
+__all__ = ["MISSING", "UNSET"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MISSING":
+        from pydantic import MISSING
+
+        return MISSING
+    if name == "UNSET":
+        from msgspec import UNSET
+
+        return UNSET
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -52,6 +52,11 @@ class NotFastError(ValueError):
 class FastStruct(msgspec.Struct, Generic[M], forbid_unknown_fields=True, gc=False, kw_only=True):
     """Base of the generated Structs. `M` is the model the Struct mirrors."""
 
+    def __repr__(self) -> str:
+        # `fast.SessionMessage(...)`, not the model's `SessionMessage(...)`: which of the two
+        # a decode gave shows in logs and tracebacks.
+        return f"fast.{super().__repr__()}"
+
     @classmethod
     def model_type(cls) -> type[M]:
         """The model class this Struct mirrors: the class of the same name in the package

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
-from ._runtime import loads_wire
+from ._errors import readable
+from ._runtime import AcpModel, loads_wire
 
 # The side that handles a method: any string the schema's `x-side` uses. Each generated
 # `methods` module narrows it to a Literal of its own sides (`MethodTable[Side]`).
@@ -54,12 +55,16 @@ class Method(Generic[SideT]):
 
 @dataclass(frozen=True)
 class Decoded:
-    """A decoded JSON-RPC message: exactly one of params, result or error is set."""
+    """A decoded JSON-RPC message: exactly one of params, result or error is set.
+
+    `params` is a model (of the method's params class, or of a member of its params union);
+    narrow it with `isinstance`. `result` stays `Any`: a result type may be a free-form
+    JSON value (`proxy/successor`), not a model."""
 
     kind: Kind
     method: str | None
     id: int | str | None
-    params: Any = None
+    params: AcpModel | None = None
     result: Any = None
     error: dict[str, Any] | None = None
 
@@ -129,7 +134,10 @@ class MethodTable(Generic[SideT]):
                 raise ValueError("a JSON-RPC `method` must be a string")
             is_notification = "id" not in data
             entry = self.get(name, side=side, notification=is_notification)
-            params = entry.params_adapter.validate_python(data.get("params"))
+            try:
+                params = entry.params_adapter.validate_python(data.get("params"))
+            except ValidationError as error:
+                raise readable(error) from None
             kind: Kind = "notification" if is_notification else "request"
             return Decoded(kind, name, ident, params=params)
         if "error" in data:
@@ -139,5 +147,8 @@ class MethodTable(Generic[SideT]):
         if method is None:
             raise ValueError("a response names no method: pass method= of the request it answers")
         entry = self.get(method, side=side, notification=False)
-        result = entry.result_adapter.validate_python(data["result"])
+        try:
+            result = entry.result_adapter.validate_python(data["result"])
+        except ValidationError as error:
+            raise readable(error) from None
         return Decoded("response", method, ident, result=result)

@@ -17,6 +17,8 @@ from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler, Valid
 from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema
 from typing_extensions import Self
 
+from ._errors import known_label, other_label, readable
+
 __all__ = [
     "MISSING",
     "AcpModel",
@@ -122,9 +124,12 @@ class AcpModel(BaseModel):
                 "message upsert (see `acp-schema migrate`)"
             )
         __tracebackhide__ = True
-        self.__pydantic_validator__.validate_python(
-            data, self_instance=self, by_alias=True, by_name=True
-        )
+        try:
+            self.__pydantic_validator__.validate_python(
+                data, self_instance=self, by_alias=True, by_name=True
+            )
+        except ValidationError as error:
+            raise readable(error) from None
 
     # Tells pydantic this is the plain constructor, not a custom one that decoding must
     # call (it would route every decoded object through Python, with Python names).
@@ -169,7 +174,7 @@ class AcpModel(BaseModel):
             )
         except ValidationError as error:
             if not _too_deep(error):
-                raise
+                raise readable(error, "json") from None
         options: dict[str, Any] = {"strict": strict, "extra": extra, "context": context}
         options.update(by_alias=by_alias, by_name=by_name)
         return cls.model_validate(loads_wire(json_data, cls.__name__), **options)
@@ -182,6 +187,14 @@ class AcpModel(BaseModel):
         return {name for name in self.__pydantic_fields_set__ if values.get(name) is not MISSING}
 
     if not TYPE_CHECKING:  # type checkers keep pydantic's signature, options and all
+
+        @classmethod
+        def model_validate(cls, obj, **options):
+            # One error per real problem, located by wire names (see `_errors`).
+            try:
+                return super().model_validate(obj, **options)
+            except ValidationError as error:
+                raise readable(error) from None
 
         def model_dump_json(self, **options):
             # Without options this is the same serializer call with the same (default)
@@ -426,8 +439,14 @@ class TagDispatch:
             tag: handler.generate_schema(kind) for tag, kind in self.variants.items()
         }
         tagged = core_schema.tagged_union_schema(choices, discriminator=self.wire_key)
+        # The branches carry labels that `_errors.readable` recognises (a union of one
+        # branch too: it would be collapsed into the branch, and the tag would be lost
+        # among the wire names of the location).
+        known_branch = (tagged, known_label(self.wire_key))
         if self.other is None:
-            return tagged
+            return core_schema.union_schema(
+                [known_branch], mode="left_to_right", auto_collapse=False
+            )
         known = frozenset(self.variants)
         wire_key = self.wire_key
 
@@ -444,4 +463,5 @@ class TagDispatch:
         other = core_schema.no_info_before_validator_function(
             refuse_known, handler.generate_schema(self.other)
         )
-        return core_schema.union_schema([tagged, other], mode="left_to_right")
+        other_branch = (other, other_label(self.wire_key))
+        return core_schema.union_schema([known_branch, other_branch], mode="left_to_right")

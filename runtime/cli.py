@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from .cli_common import (
     EXIT_OK,
     EXIT_UNUSABLE,
     Handler,
+    install_hint,
     os_reason,
     usage_handler,
 )
@@ -40,13 +42,16 @@ COMMAND_GROUPS = (
     ("acp_schema.migrations.cli", "register"),
 )
 
-# Which extra brings a third-party module the tools import.
-_EXTRA_OF = {
-    "datamodel_code_generator": "codegen",
-    "jsonschema": "codegen",
-    "ruff": "codegen",
-    "libcst": "migrate",
+# Which extras bring a third-party module the tools import (libcst comes with both), and
+# the extra each command comes with (every other one: codegen).
+_EXTRAS_OF = {
+    "datamodel_code_generator": ("codegen",),
+    "jsonschema": ("codegen",),
+    "ruff": ("codegen",),
+    "libcst": ("codegen", "migrate"),
+    "pathspec": ("migrate",),
 }
+_EXTRA_OF_COMMAND = {"migrate": "migrate"}
 
 
 def _version() -> str:
@@ -107,14 +112,21 @@ def _run(argv: Sequence[str] | None, where: list[str]) -> int:
         return handler(args)
     except ModuleNotFoundError as exc:
         top = (exc.name or "").partition(".")[0]
-        if top not in _EXTRA_OF:
+        if top not in _EXTRAS_OF:
             raise
-        print(
-            f"acp-schema {args.command}: {top} is not installed; this command comes with an "
-            f"extra: pip install 'acp-schema[{_EXTRA_OF[top]}]'",
-            file=sys.stderr,
-        )
+        _error(where, _missing_extra_hint(top, args.command))
         return EXIT_UNUSABLE
+
+
+def _missing_extra_hint(module: str, command: str) -> str:
+    """What to install when `command` needs `module`: the command's own extra, which
+    brings everything the command needs (not only the module that happened to be first)."""
+    extra = _EXTRA_OF_COMMAND.get(command, "codegen")
+    if extra not in _EXTRAS_OF[module]:
+        extra = _EXTRAS_OF[module][0]
+    return (
+        f"{module} is not installed; this command needs the [{extra}] extra ({install_hint(extra)})"
+    )
 
 
 def _error(where: list[str], message: str) -> None:
@@ -132,6 +144,26 @@ def _drop_stdout() -> None:
         pass
 
 
+def _buffered_stdout() -> None:
+    """Give stdout a buffered writer if it has none (`PYTHONUNBUFFERED`, `python -u`).
+
+    Unbuffered, `print` hands its text to the file descriptor in one `write`; when the
+    reader leaves in the middle, the kernel takes part of it and the rest is dropped with
+    no error, so `acp-schema diff v1 v2 | head` ended 0 with its output cut. A buffered
+    writer writes the rest and meets the closed pipe: `BrokenPipeError`, exit 141."""
+    stream = sys.stdout
+    raw = getattr(stream, "buffer", None)
+    if not isinstance(stream, io.TextIOWrapper) or not isinstance(raw, io.RawIOBase):
+        return
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(raw),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=stream.isatty(),
+    )
+
+
 def console_main() -> None:
     """Entry point of the `acp-schema` console script and `python -m acp_schema`."""
+    _buffered_stdout()
     raise SystemExit(main())

@@ -15,6 +15,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from importlib import metadata
 from types import FrameType
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -34,6 +35,19 @@ def os_reason(exc: BaseException) -> str:
     """Why an operation failed, as the OS words it ("No such file or directory") when the
     error came from the OS, else the exception's own text."""
     return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+
+
+def install_hint(extra: str) -> str:
+    """How to get an extra of this project, which is installed from a checkout or a built
+    wheel (it is not on an index)."""
+    try:
+        version = metadata.version("acp-schema")
+    except metadata.PackageNotFoundError:  # running from a source tree
+        version = "VERSION"
+    return (
+        f"from a checkout: `pip install '.[{extra}]'`; from a wheel: "
+        f"`pip install 'acp_schema-{version}-py3-none-any.whl[{extra}]'`"
+    )
 
 
 def command_error(command: str, message: str) -> int:

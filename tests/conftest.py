@@ -42,6 +42,13 @@ def installed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
+def pytest_report_header() -> str:
+    from tests.budget import LONG
+
+    budget = "long (ACP_SCHEMA_LONG=1)" if LONG else "quick (ACP_SCHEMA_LONG=1 for the long one)"
+    return f"property tests: the {budget} example budget (tests/budget.py)"
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The figures of the suites that print them, when they ran: the migration oracle and
     the TypeScript SDK conformance (visible in CI logs)."""

@@ -35,7 +35,7 @@ from acp_schema.codegen.class_names import class_name
 from acp_schema.codegen.generate.pipeline import generate_many
 from acp_schema.codegen.method_roles import read_method_roles
 from acp_schema.codegen.schema_check import check_schema_file
-from acp_schema.codegen.upstream import UpstreamError, upstream_schema
+from acp_schema.codegen.upstream import UpstreamError, cache_root, upstream_schema
 
 from .minimal_instances import MinimalInstances
 
@@ -224,7 +224,9 @@ def mypy_strict(workdir: Path, packages: list[str]) -> dict[str, str]:
     """`mypy --strict` once over all packages; package -> first error line of those failing.
 
     The hand-written runtime the bindings import is copied beside them, as mypy cannot
-    follow the editable install."""
+    follow the editable install. mypy's cache is kept with the fetched schemas: a package
+    generated again with the same text is not analysed again (mypy checks each file's hash,
+    so a changed generator or runtime is), which makes a repeated run take seconds."""
     if not packages:
         return {}
     runtime = Path(acp_schema.__file__).parent
@@ -234,7 +236,8 @@ def mypy_strict(workdir: Path, packages: list[str]) -> dict[str, str]:
         ignore=shutil.ignore_patterns("__pycache__", "v1", "v2"),
         dirs_exist_ok=True,
     )
-    command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental"]
+    cache = cache_root() / "mypy-matrix"
+    command = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache)]
     command += [arg for p in packages for arg in ("-p", p)]
     done = subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False)
     failures: dict[str, str] = {}

@@ -17,6 +17,7 @@ from acp_schema import v1, v2
 from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.v1.methods import METHODS as V1_METHODS
 from acp_schema.v2.methods import METHODS as V2_METHODS
+from tests.budget import examples
 from tests.schema_strategies import SchemaStrategies
 
 MODULES = {"v1": v1, "v2": v2}
@@ -58,7 +59,7 @@ def adapter(version: str, name: str) -> TypeAdapter[Any]:
 
 @pytest.mark.parametrize(("version", "name"), CASES)
 @settings(
-    max_examples=60,
+    max_examples=examples(30, 60),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
@@ -74,7 +75,7 @@ def test_schema_instances_round_trip(version: str, name: str, data: st.DataObjec
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
 @settings(
-    max_examples=120,
+    max_examples=examples(40, 120),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

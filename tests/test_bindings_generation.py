@@ -20,15 +20,16 @@ from acp_schema.codegen.generate.pipeline import GeneratedFile, generate, render
 from acp_schema.codegen.schema_check import SchemaError
 from acp_schema.v1 import _models as v1_models
 from acp_schema.v2 import _models as v2_models
+from tests.bundled_renders import bundled_render
+from tests.reference_schemas import require_reference
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO.parent / "shared" / "reference"
 
 
 @pytest.fixture(scope="module")
 def fresh() -> dict[str, list[GeneratedFile]]:
-    """One render of each bundled version, shared by the tests of this module."""
-    return {version: render(bundled_schema(version)) for version in ("v1", "v2")}
+    """One render of each bundled version, shared with the other modules that need one."""
+    return {version: list(bundled_render(version)) for version in ("v1", "v2")}
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
@@ -171,9 +172,7 @@ def test_a_broken_schema_is_refused_and_nothing_is_written(tmp_path: Path) -> No
 def test_reference_schemas_generate_and_import(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, release: str, version: str
 ) -> None:
-    schema = REFERENCE / release / version / "schema.unstable.json"
-    if not schema.exists():
-        pytest.skip(f"{schema} is not available (../shared/reference is only in the workspace)")
+    schema = require_reference(release.removeprefix("acp-sdk-"), version)
     name = f"ref_{release.replace('-', '_').replace('.', '_')}_{version}"  # one per test
     package = tmp_path / name
     generate(schema, package / version)

@@ -25,6 +25,7 @@ from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.transcripts import TranscriptError, TranscriptStore
 from acp_schema.v1.methods import METHODS as V1_METHODS
 from acp_schema.v2.methods import METHODS as V2_METHODS
+from tests.budget import examples
 from tests.schema_strategies import SchemaStrategies, value_spots
 
 NOTIFICATIONS: dict[str, type[BaseModel]] = {
@@ -32,7 +33,9 @@ NOTIFICATIONS: dict[str, type[BaseModel]] = {
     "v2": v2.UpdateSessionNotification,
 }
 METHOD_TABLES = {"v1": V1_METHODS, "v2": V2_METHODS}
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(
+    max_examples=examples(50, 150), deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 # Any JSON value, numbers at their edges included (big integers, integral floats).
 NUMBERS = (

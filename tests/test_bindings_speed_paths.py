@@ -18,6 +18,7 @@ from pydantic import BaseModel, TypeAdapter
 from acp_schema import v1, v2
 from acp_schema._runtime import MISSING, AcpModel
 from acp_schema.codegen.bundled import bundled_schema
+from tests.budget import examples
 from tests.schema_strategies import SchemaStrategies
 
 MODULES = {"v1": v1, "v2": v2}
@@ -48,7 +49,7 @@ def pydantic_dump(model: BaseModel, **options: Any) -> str:
 
 @pytest.mark.parametrize(("version", "name"), CASES)
 @settings(
-    max_examples=40,
+    max_examples=examples(20, 40),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

@@ -5,16 +5,15 @@ from __future__ import annotations
 import functools
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.schema_check import iter_subschemas
+from tests.reference_schemas import RELEASES, SHARED, available_references
 
 IDENTITY = ("senderSessionId", "recipientSessionId", "senderMessageId", "recipientMessageId")
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 # Our descriptions may not repeat this many consecutive words of a published description.
 RUN = 8
 
@@ -81,7 +80,7 @@ def word_runs(text: str) -> set[tuple[str, ...]]:
 @functools.cache
 def published_runs() -> frozenset[tuple[str, ...]]:
     runs: set[tuple[str, ...]] = set()
-    for path in sorted(REFERENCE.glob("*/*/*.json")):
+    for path in available_references():
         for text in descriptions(json.loads(path.read_text(encoding="utf-8"))):
             runs |= word_runs(text)
     return frozenset(runs)
@@ -97,7 +96,10 @@ def test_word_runs_ignore_case_spacing_and_punctuation() -> None:
 @pytest.mark.parametrize("version", ["v1", "v2"])
 def test_no_description_repeats_published_wording(version: str) -> None:
     if not published_runs():
-        pytest.skip(f"no published reference schemas at {REFERENCE} (only in the workspace)")
+        pytest.skip(
+            f"no published schema of {', '.join(RELEASES)} beside the repository ({SHARED}) "
+            "or in the npm cache; `python3 -m nox -s matrix` fills the cache"
+        )
     schema = json.loads(bundled_schema(version).read_text(encoding="utf-8"))
     copied = {
         text[:60]: " ".join(sorted(word_runs(text) & published_runs())[0])

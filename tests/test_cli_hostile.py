@@ -415,10 +415,35 @@ def test_a_closed_pipe_ends_quietly(name: str, tmp_path: Path) -> None:
     assert done.returncode == 141
 
 
-def test_help_into_a_closed_pipe_ends_quietly() -> None:
-    # argparse writes --help itself and ignores the closed pipe: exit 0, as documented.
-    done = _with_closed_stdout(_command("--help"))
-    assert (done.returncode, done.stderr) == (0, "")
+@pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "PYTHONUNBUFFERED"])
+def test_a_reader_leaving_mid_output_is_exit_141(unbuffered: str) -> None:
+    # `acp-schema diff v1 v2 | head -c 10`: the report (about 88 KB) does not fit in the
+    # pipe (64 KiB), so the reader leaves while the command still writes. Unbuffered, the
+    # rest of the write used to be dropped without an error, and the exit was 0.
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    command = _command("diff", "v1", "v2")
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as run:
+        assert run.stdout is not None and run.stderr is not None
+        assert run.stdout.read(10) == b"Schema dif"
+        run.stdout.close()
+        err = run.stderr.read()
+        code = run.wait(timeout=120)
+    assert (code, err) == (141, b"")
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "PYTHONUNBUFFERED"])
+def test_help_into_a_closed_pipe_ends_quietly(unbuffered: str) -> None:
+    # argparse ignores a failed write of --help; the flush at the end of `main` does not.
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            _command("--help"), stdout=write_end, stderr=subprocess.PIPE, env=env, check=False
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, b"")
 
 
 # --- what no command reported itself: the top-level net ----------------------------------
@@ -464,7 +489,7 @@ def test_a_failing_code_generator_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # datamodel-codegen's own traceback, on its stderr, must not reach the user as one.
-    def render(path: Path) -> list[GeneratedFile]:
+    def render(path: Path, *options: object) -> list[GeneratedFile]:
         raise RuntimeError(
             "datamodel-codegen failed (1):\nTraceback (most recent call last):\n"
             '  File "x.py", line 1\nValueError: no models'

@@ -23,6 +23,7 @@ from acp_schema.codegen.generate import package_files
 from acp_schema.codegen.generate import pipeline as generate
 from acp_schema.codegen.generate.pipeline import GeneratedFile
 from acp_schema.codegen.loaded_schema import LoadedSchema
+from tests.bundled_renders import bundled_render
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class Tree:
 
 @pytest.fixture(scope="module")
 def rendered() -> list[GeneratedFile]:
-    return generate.render(bundled.bundled_schema("v1"))
+    return list(bundled_render("v1"))
 
 
 @pytest.fixture
@@ -252,7 +253,7 @@ def test_generator_not_installed_is_unusable(
     monkeypatch.setattr(drift, "installed_generator", lambda: None)
     code, out = run(tree.args(), capsys)
     assert code == 2
-    assert "install acp-schema[codegen]" in out
+    assert "[codegen] extra" in out
 
 
 # --- command line forms ------------------------------------------------------------------

@@ -31,6 +31,7 @@ from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.class_names import class_name
 from acp_schema.v1 import fast as fast_v1
 from acp_schema.v2 import fast as fast_v2
+from tests.budget import examples
 from tests.schema_strategies import SchemaStrategies, value_spots
 from tests.test_bindings_properties import JSON_VALUES
 
@@ -38,9 +39,12 @@ MODELS: dict[str, ModuleType] = {"v1": v1, "v2": v2}
 FAST: dict[str, ModuleType] = {"v1": fast_v1, "v2": fast_v2}
 NOTIFICATIONS = {"v1": "SessionNotification", "v2": "UpdateSessionNotification"}
 UNKNOWN_KEYS = ("xVendorNote", "futureField", "_vendorData")  # tests/schema_strategies.py
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(
+    max_examples=examples(50, 150), deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 
+@cache  # read on every check: uncached, the scans were most of this file's time
 def structs(version: str) -> dict[str, type[_fast.FastStruct[Any]]]:
     return {
         name: value
@@ -52,14 +56,16 @@ def structs(version: str) -> dict[str, type[_fast.FastStruct[Any]]]:
     }
 
 
+@cache
 def aliases(version: str) -> dict[str, Any]:
     """The union aliases of the fast module (named as the models' aliases)."""
     models = MODELS[version]
+    struct_names = structs(version).keys()
     return {
         name: value
         for name, value in vars(FAST[version]).items()
         if not name.startswith("_")
-        and name not in structs(version)
+        and name not in struct_names
         and type(getattr(models, name, None)).__name__ == "TypeAliasType"
     }
 
@@ -226,7 +232,7 @@ def test_notifications_decode_alike(version: str, data: st.DataObject) -> None:
 
 
 @pytest.mark.parametrize("version", ["v1", "v2"])
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(100, 300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_mirrored_definition_decodes_alike(version: str, data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(sorted(definitions(version))))

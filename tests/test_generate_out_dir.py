@@ -287,3 +287,18 @@ def test_generate_refuses_a_foreign_directory_in_one_line(
     assert captured.err.count("\n") == 1
     assert str(out) in captured.err and "notes.txt" in captured.err
     assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_help_names_where_plain_generate_writes(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from acp_schema.codegen.generate import commands
+
+    assert "generated/v1 and generated/v2 of the checkout" in commands._bundled_place()
+    site = Path("/opt/venv/lib/site/acp_schema")  # an installed wheel (no hyphen: argparse
+    # may break a line there)
+    monkeypatch.setattr(commands, "generated_dir", lambda: site)
+    assert main(["generate", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"acp_schema.v1 and acp_schema.v2 in {site}" in text
+    assert "generated/v1" not in text

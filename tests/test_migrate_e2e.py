@@ -15,11 +15,10 @@ from typing import Any
 import pytest
 
 from acp_schema.cli import main
+from tests.reference_schemas import require_reference
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "old_client"
-REFERENCE = REPO.parent / "shared" / "reference"
-OLD_V2_SCHEMA = REFERENCE / "acp-sdk-2.0.0" / "v2" / "schema.unstable.json"
 
 # What the fixture's senders mean: (transcript, message) -> (sender, recipient, text).
 EXPECTED: dict[tuple[str, str], tuple[str, str, str]] = {
@@ -148,8 +147,7 @@ def test_migrated_code_sends_the_same_participants(
 @pytest.fixture(scope="module")
 def old_bindings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A site directory whose `acp_schema.v2` is generated from the 2.0.0 reference."""
-    if not OLD_V2_SCHEMA.is_file():
-        pytest.skip(f"the 2.0.0 reference schema is not at {OLD_V2_SCHEMA}")
+    old_v2_schema = require_reference("2.0.0", "v2")
     site = tmp_path_factory.mktemp("old_site")
     package = site / "acp_schema"
     package.mkdir()
@@ -158,7 +156,7 @@ def old_bindings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = Path(acp_schema.__file__).parent
     for name in ("__init__.py", "_runtime.py", "_jsonrpc.py"):
         shutil.copy(source / name, package / name)
-    generated = main(["generate", "--schema", str(OLD_V2_SCHEMA), "--out", str(package / "v2")])
+    generated = main(["generate", "--schema", str(old_v2_schema), "--out", str(package / "v2")])
     assert generated == 0
     return site
 

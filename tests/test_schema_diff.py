@@ -30,9 +30,10 @@ from acp_schema.codegen.drift.schema_diff import (
 )
 from acp_schema.codegen.drift.schema_structure import structural_diff, structure
 from acp_schema.codegen.schema_check import iter_subschemas
+from tests.budget import examples
+from tests.reference_schemas import require_reference
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO.parent / "shared" / "reference"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 BUNDLED = REPO / "codegen" / "schema"
 
@@ -877,10 +878,7 @@ REVISION_IDS = [f"{old}-{new}-{version}" for old, new, version in REVISIONS]
 
 
 def reference(release: str, version: str) -> Path:
-    path = REFERENCE / f"acp-sdk-{release}" / version / "schema.unstable.json"
-    if not path.is_file():
-        pytest.skip(f"reference schemas not present at {REFERENCE} (../shared beside the repo)")
-    return path
+    return require_reference(release, version)
 
 
 def reference_report(version: str, old: str = "2.0.0", new: str = "2.1.0") -> DiffReport:
@@ -1032,7 +1030,9 @@ _schemas = st.recursive(_leaf, _extend, max_leaves=10)
 _docs = st.builds(lambda a, b, c: {"$defs": {"A": a, "B": b, "C": c}}, _schemas, _schemas, _schemas)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=examples(100, 300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(_docs, _docs)
 def test_any_pair_of_walkable_schemas_diffs_without_error(
     old: dict[str, Any], new: dict[str, Any]

@@ -11,9 +11,9 @@ import pytest
 from acp_schema.codegen import upstream
 from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.drift.schema_structure import structural_diff, structure
+from tests.reference_schemas import reference_schema
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = REPO.parent / "shared" / "reference"
 # The published release whose wire structure the bundled schemas carry (see README).
 BUNDLED_RELEASE = "2.4.0"
 # The release before the session-message revision.
@@ -163,16 +163,14 @@ def test_long_values_are_truncated() -> None:
 
 
 def published(release: str, version: str) -> Any:
-    """The published schema of `release`: the workspace reference copy if present, else the
-    npm-backed cache (fetched once with npm); skips when neither can provide it."""
-    reference = REFERENCE / f"acp-sdk-{release}" / version / "schema.unstable.json"
-    if reference.is_file():
-        path = reference
-    else:
+    """The published schema of `release`: the copy beside the repository or in the npm
+    cache if present, else fetched once with npm; skips when none can provide it."""
+    path = reference_schema(release, version)
+    if path is None:
         try:
             path = upstream.upstream_schema(release, version)
         except upstream.UpstreamError as exc:
-            pytest.skip(f"the {release} schema is neither in {REFERENCE} nor fetchable: {exc}")
+            pytest.skip(f"the published {release} {version} schema is not available: {exc}")
     return json.loads(path.read_text(encoding="utf-8"))
 
 

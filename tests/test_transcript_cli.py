@@ -287,8 +287,7 @@ def test_bad_lines_are_reported_and_the_rest_is_read(
     assert captured.err.splitlines() == [
         f"{path}:2: invalid JSON: Expecting property name enclosed in double quotes: "
         "line 1 column 2 (char 1)",
-        f"{path}:3: session/update does not decode: update.session_message.messageId: "
-        "Field required",
+        f"{path}:3: session/update does not decode: update.messageId: Field required",
         f"{path}:6: not a JSON-RPC 2.0 message object",
     ]
     assert "      first second" in captured.out.splitlines()

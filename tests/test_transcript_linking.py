@@ -15,6 +15,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from acp_schema.transcripts import Address, Link, TranscriptStore, Version, wire_form
+from tests.budget import examples
 
 VERSIONS = ("v1", "v2")
 
@@ -175,7 +176,7 @@ def test_conflicting_references_stay_unlinked(store: TranscriptStore) -> None:
 
 
 def test_a_third_view_claiming_a_linked_counterpart(store: TranscriptStore) -> None:
-    """The case of issue 12: A/o1 and B/i1 name each other, then C/x names B/i1 too."""
+    """A/o1 and B/i1 name each other, then C/x names B/i1 too."""
     store.apply(outgoing(recipientMessageId="i1"))
     store.apply(incoming(senderMessageId="o1"))
     assert linked(store, ("A", "o1"), ("B", "i1"))
@@ -406,7 +407,7 @@ def final_state(store: TranscriptStore) -> dict[tuple[str, str], tuple[object, .
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(50, 150), deadline=None)
 @given(orders=interleavings())
 def test_final_state_does_not_depend_on_interleaving(
     version: Version, orders: tuple[list[bytes], list[bytes]]
@@ -552,7 +553,7 @@ def link_states(store: TranscriptStore) -> dict[tuple[str, str], Link | None]:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(70, 200), deadline=None)
 @given(orders=arrivals())
 def test_pairwise_linking_in_every_arrival_order(
     version: Version, orders: tuple[list[bytes], list[bytes]]

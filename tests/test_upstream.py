@@ -266,17 +266,36 @@ def test_stable_schema_is_cached_from_the_same_fetch(
 
 
 def test_generate_from_upstream(
-    tmp_path: Path, fake_npm: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    fake_npm: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from acp_schema.codegen.generate import commands
+
+    monkeypatch.setattr(commands, "_progress_wanted", lambda: True)  # as on a terminal
     out = tmp_path / "pkg" / "v1"
     args = ["generate", "--upstream", "2.1.0", "v1", "--cache-dir", str(tmp_path / "c")]
     assert main([*args, "--out", str(out)]) == 0
-    assert "2.1.0/v1/schema.unstable.json -> " in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "2.1.0/v1/schema.unstable.json -> " in printed.out
+    # one line per stage on stderr, as it starts
+    assert [line.partition(": ")[2].partition(": ")[2] for line in printed.err.splitlines()] == [
+        "checking the schema",
+        "datamodel-codegen (and the meta-schema check meanwhile)",
+        "post-pass (decoding markers, tagged unions, builders)",
+        "method table, fast path, package facade",
+        f"writing {out}",
+    ]
     bundled = Path(__file__).resolve().parents[1] / "generated" / "v1"
+    command = f"acp-schema generate --upstream 2.1.0 v1 --out {out}"
     for name in ("__init__.py", "_models.py", "methods.py"):  # the fake release is bundled
-        assert (out / name).read_text(encoding="utf-8") == (bundled / name).read_text(
-            encoding="utf-8"
-        )
+        ours = (out / name).read_text(encoding="utf-8").split("\n")
+        theirs = (bundled / name).read_text(encoding="utf-8").split("\n")
+        # the header names the command that writes the file again; the rest is the same
+        assert ours[1] == f"# Do not edit: regenerate with `{command}`."
+        assert theirs[1] == "# Do not edit: regenerate with `acp-schema generate`."
+        assert ours[:1] + ours[2:] == theirs[:1] + theirs[2:]
 
 
 @pytest.mark.parametrize(

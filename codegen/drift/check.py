@@ -34,7 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, os_reason
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint, os_reason
 
 from .. import bundled
 from ..bundled import SCHEMA_FILE, VERSIONS
@@ -142,7 +142,7 @@ def check_target(target: Target, *, full: bool = False, generator: str | None) -
     if generator is None:
         report.unusable.append(
             f"{GENERATOR} is not installed, so the bindings cannot be compared with it: "
-            "install acp-schema[codegen]"
+            f"install the [codegen] extra ({install_hint('codegen')})"
         )
         return report
     report.findings = _fast_findings(target, report.schema_sha256, generator)

@@ -7,13 +7,15 @@ generator when it runs, so `acp-schema --help` stays fast and works without extr
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_schema.cli_common import EXIT_OK, EXIT_UNUSABLE, command_error, os_reason
 
-from ..bundled import VERSIONS, bundled_schema, default_output
+from ..bundled import VERSIONS, bundled_schema, default_output, generated_dir
+from .package_files import BUNDLED_COMMAND
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
@@ -24,8 +26,9 @@ def register(commands: Subparsers) -> None:
     generate = commands.add_parser(
         "generate",
         help="regenerate the typed bindings from a schema",
-        description="Regenerate generated/v1 and generated/v2 from the bundled schemas, or "
-        "the bindings of any ACP-style schema with --schema PATH --out DIR.",
+        description=f"Regenerate the bindings this installation holds ({_bundled_place()}) "
+        "from the bundled schemas, or write the bindings of any ACP-style schema with "
+        "--schema PATH --out DIR. On a terminal, each stage is reported on stderr as it starts.",
     )
     generate.add_argument(
         "versions",
@@ -52,6 +55,37 @@ def register(commands: Subparsers) -> None:
         "--out", type=Path, help="with --schema or --upstream: the package directory to write"
     )
     generate.set_defaults(func=_generate)
+
+
+def _bundled_place() -> str:
+    """Where `generate` without --out writes: generated/v1 and generated/v2 in a checkout,
+    the installed package's own folders otherwise."""
+    try:
+        root = generated_dir()
+    except ModuleNotFoundError:
+        return "acp_schema.v1 and acp_schema.v2"
+    if root.name == "generated":  # an editable install of a checkout
+        return "generated/v1 and generated/v2 of the checkout"
+    return f"acp_schema.v1 and acp_schema.v2 in {root}"
+
+
+def _progress_wanted() -> bool:
+    """Stage lines on a terminal, where ten silent seconds look like a hang; in a log or a
+    pipe stderr keeps to the one-line error contract (README, "Errors and exit codes")."""
+    return sys.stderr.isatty()
+
+
+def _reproducing_command(args: argparse.Namespace) -> str:
+    """The command line that writes the same files again, for their headers."""
+    if args.out is None:
+        return BUNDLED_COMMAND
+    words = ["acp-schema", "generate"]
+    if args.upstream is not None:
+        words += ["--upstream", args.upstream, *args.versions]
+        words += ["--stable"] if args.stable else []
+    else:
+        words += ["--schema", str(args.schema)]
+    return shlex.join([*words, "--out", str(args.out)])
 
 
 def _upstream_source(args: argparse.Namespace) -> int | None:
@@ -90,6 +124,7 @@ def _generate(args: argparse.Namespace) -> int:
     from .out_dir import OutDirError
     from .pipeline import failure_summary, generate_many
 
+    command = _reproducing_command(args)  # before --upstream turns into --schema
     failed = _upstream_source(args)
     if failed is not None:
         return failed
@@ -106,7 +141,7 @@ def _generate(args: argparse.Namespace) -> int:
         else [(bundled_schema(v), default_output(v)) for v in args.versions or VERSIONS]
     )
     try:
-        written = generate_many(jobs)
+        written = generate_many(jobs, command, progress=_progress_wanted())
     except SchemaError as err:  # nothing can be generated from a schema with problems
         print("\n".join(err.lines()), file=sys.stderr)
         return EXIT_UNUSABLE

@@ -393,7 +393,11 @@ def _class_source(model: type[AcpModel], plan: _Plan) -> str:
     options = ", kw_only=True"
     options += f", tag_field={tag.wire_key!r}, tag={tag.value!r}" if tag else ""
     name = _identifier(model.__name__)
-    lines = [f"class {name}(_fast.FastStruct[{'_m_' + name!r}]{options}):"]
+    lines = [
+        f"class {name}(_fast.FastStruct[{'_m_' + name!r}]{options}):",
+        f'    """The fast path\'s `{name}`: the model\'s fields and wire names, omitted is'
+        ' `UNSET` (the model\'s docs: `model_type()`)."""',
+    ]
     if tag:
         lines.append(f"    {_identifier(tag.python_name)} = {tag.value!r}")
     for python_name, info in model.model_fields.items():
@@ -416,8 +420,6 @@ def _class_source(model: type[AcpModel], plan: _Plan) -> str:
         else:
             value = f" = msgspec.field({', '.join(keywords)})" if keywords else ""
         lines.append(f"    {_identifier(python_name)}: {code}{value}")
-    if len(lines) == 1:
-        lines.append("    pass")
     return "\n".join(lines)
 
 

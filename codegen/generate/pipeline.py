@@ -29,7 +29,14 @@ from ..schema_check import Problem, SchemaError, meta_schema_problems
 from ..schema_walk import DECODING_KEYWORDS
 from .fast_target import fast_module
 from .out_dir import inspect_out_dir, write_out_dirs
-from .package_files import GENERATED_FILES, GENERATOR, MODELS_MODULE, header_lines, seal
+from .package_files import (
+    BUNDLED_COMMAND,
+    GENERATED_FILES,
+    GENERATOR,
+    MODELS_MODULE,
+    header_lines,
+    seal,
+)
 from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
 from .prepass import NamingError, prepass
 
@@ -40,7 +47,7 @@ IGNORED_KEYS: Mapping[str, tuple[str, ...]] = {
     "SessionMessageChunk": ("senderSessionId", "recipientSessionId"),
 }
 
-# Flags measured in ../shared/design.md; each keeps a property of the output we rely on.
+# Flags chosen by measurement; each keeps a property of the output we rely on.
 CODEGEN_FLAGS = (
     "--input-file-type=jsonschema",
     "--output-model-type=pydantic_v2.BaseModel",
@@ -78,11 +85,21 @@ class GeneratedFile:
     text: str
 
 
-def header(schema_name: str, digest: str) -> str:
+def header(schema_name: str, digest: str, command: str = BUNDLED_COMMAND) -> str:
     tool = metadata.version(GENERATOR)
     if not schema_name.isprintable():  # a file name must not end the comment line
         schema_name = repr(schema_name)
-    return header_lines(schema_name, tool, digest)
+    if not command.isprintable():
+        command = repr(command)
+    return header_lines(schema_name, tool, digest, command)
+
+
+def _stage(schema_path: Path, what: str, progress: bool) -> None:
+    """One line on stderr per stage of a render, when the command line asks for them (the
+    renders of `generate v1 v2` run in parallel processes, so each line names its schema)."""
+    if progress:
+        where = f"{schema_path.parent.name}/{schema_path.name}"
+        print(f"acp-schema generate: {where}: {what}", file=sys.stderr, flush=True)
 
 
 @contextmanager
@@ -288,17 +305,21 @@ def _method_problems(schema: dict[str, Any]) -> list[Problem]:
     return [Problem("/$defs", message)]
 
 
-def render(source: Path | LoadedSchema) -> list[GeneratedFile]:
+def render(
+    source: Path | LoadedSchema, command: str = BUNDLED_COMMAND, progress: bool = False
+) -> list[GeneratedFile]:
     """Generate the binding files of a schema (its path, or the schema loaded with
     `meta_schema=False`), in memory.
 
     Nothing is produced from a schema with problems. The meta-schema validation, the slow
     part of the checks, runs while datamodel-codegen works on the pre-pass output; the
     cheaper checks run first, so the pre-pass only ever sees resolvable, well-formed input.
+    `command` goes into each file's header (what writes it again); `progress` prints the
+    stages on stderr.
     """
-    loaded = source if isinstance(source, LoadedSchema) else _loaded(source)
+    loaded = source if isinstance(source, LoadedSchema) else _loaded(source, progress)
     schema, schema_path = loaded.document, loaded.path
-    file_header = header(schema_path.name, loaded.digest)
+    file_header = header(schema_path.name, loaded.digest, command)
     try:
         pre = prepass(schema)
     except NamingError as exc:
@@ -309,6 +330,7 @@ def render(source: Path | LoadedSchema) -> list[GeneratedFile]:
         for name, keys in IGNORED_KEYS.items()
         if name in declared and not set(keys) & set(declared[name].get("properties", {}))
     }
+    _stage(schema_path, "datamodel-codegen (and the meta-schema check meanwhile)", progress)
     with (
         tempfile.TemporaryDirectory(prefix="acp-schema-") as tmp,
         _codegen_started(pre.schema, file_header, Path(tmp)) as finish,
@@ -317,6 +339,7 @@ def render(source: Path | LoadedSchema) -> list[GeneratedFile]:
         if problems:
             raise SchemaError(schema_path, problems)
         models = finish()
+    _stage(schema_path, "post-pass (decoding markers, tagged unions, builders)", progress)
     finished = finish_module(models, PostpassPlan(unions=pre.unions, ignored_keys=ignored))
     models = ruff_format(finished.code, f"{MODELS_MODULE}.py")
     roles = loaded.roles
@@ -331,6 +354,7 @@ def render(source: Path | LoadedSchema) -> list[GeneratedFile]:
     if missing:  # the generator named a class otherwise than the class-name rule says
         message = f"datamodel-codegen did not emit the classes {', '.join(missing)} by name"
         raise SchemaError(schema_path, [Problem("", f"cannot be generated: {message}")])
+    _stage(schema_path, "method table, fast path, package facade", progress)
     methods = ruff_format(_methods_module(roles, file_header, classes), "methods.py")
     fast = ruff_format(fast_module(models, file_header), "fast.py")
     facade = ruff_format(_facade_module(defined, file_header), "__init__.py")
@@ -357,41 +381,54 @@ class Generated:
     warnings: tuple[Problem, ...]
 
 
-def _loaded(schema_path: Path) -> LoadedSchema:
+def _loaded(schema_path: Path, progress: bool = False) -> LoadedSchema:
     # The meta-schema check waits for datamodel-codegen to run beside it (see `render`).
+    _stage(schema_path, "checking the schema", progress)
     return load_schema_file(schema_path, meta_schema=False)
 
 
-def _rendered(schema_path: Path) -> tuple[list[GeneratedFile], tuple[Problem, ...]]:
-    loaded = _loaded(schema_path)
-    return render(loaded), loaded.warnings
+def _rendered(
+    schema_path: Path, command: str = BUNDLED_COMMAND, progress: bool = False
+) -> tuple[list[GeneratedFile], tuple[Problem, ...]]:
+    loaded = _loaded(schema_path, progress)
+    return render(loaded, command, progress), loaded.warnings
 
 
-def generate(schema_path: Path, out_dir: Path) -> list[Path]:
-    return _generate_one(schema_path, out_dir).files
+def generate(
+    schema_path: Path, out_dir: Path, command: str = BUNDLED_COMMAND, progress: bool = False
+) -> list[Path]:
+    return _generate_one(schema_path, out_dir, command, progress).files
 
 
-def _generate_one(schema_path: Path, out_dir: Path) -> Generated:
+def _generate_one(
+    schema_path: Path, out_dir: Path, command: str = BUNDLED_COMMAND, progress: bool = False
+) -> Generated:
     inspect_out_dir(out_dir, GENERATED_FILES)  # refuse before the seconds of rendering
-    files, warnings = _rendered(schema_path)
+    files, warnings = _rendered(schema_path, command, progress)
+    _stage(schema_path, f"writing {out_dir}", progress)
     write_files(files, out_dir)
     return Generated([out_dir / f.name for f in files], warnings)
 
 
-def generate_many(jobs: Sequence[tuple[Path, Path]]) -> list[Generated]:
+def generate_many(
+    jobs: Sequence[tuple[Path, Path]], command: str = BUNDLED_COMMAND, progress: bool = False
+) -> list[Generated]:
     """Several (schema, out_dir) jobs: rendered in parallel processes, then written.
 
     Rendering is CPU-bound Python (schema checks, libcst) around a datamodel-codegen
     subprocess, so one process per job is what makes two versions cost about one.
-    Nothing is written unless every job rendered.
+    Nothing is written unless every job rendered. `command` and `progress`: as for `render`.
     """
     if len(jobs) == 1:
-        return [_generate_one(*jobs[0])]
+        return [_generate_one(*jobs[0], command, progress)]
     for _, out_dir in jobs:
         inspect_out_dir(out_dir, GENERATED_FILES)
     workers = min(len(jobs), os.cpu_count() or 1)
+    schemas = [schema for schema, _ in jobs]
     with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:
-        rendered = list(pool.map(_rendered, [schema for schema, _ in jobs]))
+        rendered = list(pool.map(_rendered, schemas, [command] * len(jobs), [progress] * len(jobs)))
+    if progress:
+        print(f"acp-schema generate: writing {len(jobs)} packages", file=sys.stderr, flush=True)
     write_out_dirs(
         [
             ([(f.name, f.text) for f in files], out_dir)

@@ -472,12 +472,9 @@ def _closed_update_kinds(params_type: type[BaseModel]) -> frozenset[str] | None:
 
 def _summary(error: ValidationError) -> str:
     """The first problem of a validation error, with its location, and how many more."""
-    problems = error.errors(include_url=False)
-    # An open union also reports that its Other variant refused the known tag: noise here.
-    problems = [p for p in problems if p["type"] != "known_tag"] or problems
+    problems = error.errors(include_url=False)  # one per problem, located by wire names
     first = problems[0]
-    # Union branch labels ("tagged-union[...]", "function-before[...]") are not wire keys.
-    where = ".".join(str(p) for p in first["loc"] if "[" not in str(p)) or "(top level)"
+    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     return f"{where}: {first['msg']}{more}"
 
