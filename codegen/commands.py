@@ -26,6 +26,8 @@ from .drift_cli import register_check, register_diff
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
 
+    from .schema_check import Problem
+
 
 def register(commands: Subparsers) -> None:
     """Add `schema`, `generate`, `check` and `diff` to the `acp-schema` parser."""
@@ -177,7 +179,7 @@ def _generate(args: argparse.Namespace) -> int:
         else [(bundled_schema(v), default_output(v)) for v in args.versions or VERSIONS]
     )
     try:
-        written = generate_many(jobs)
+        written = generate_many(jobs, _print_warning)
     except SchemaError as err:  # nothing can be generated from a schema with problems
         print("\n".join(err.lines()), file=sys.stderr)
         return EXIT_UNUSABLE
@@ -190,16 +192,9 @@ def _generate(args: argparse.Namespace) -> int:
         return _generate_error(f"cannot write {where}: {os_reason(err)}")
     for (schema, out), files in zip(jobs, written, strict=True):
         print(f"{schema} -> {out} ({len(files)} files)")
-    _print_warnings([schema for schema, _ in jobs])
     return EXIT_OK
 
 
-def _print_warnings(paths: list[Path]) -> None:
+def _print_warning(path: Path, problem: Problem) -> None:
     """What the bindings carried through without understanding (never a failure)."""
-    from .schema_check import check_schema_document, parse_schema_file
-
-    for path in paths:
-        doc, _ = parse_schema_file(path)
-        for problem in check_schema_document(doc, meta_schema=False, warnings=True):
-            if problem.warning:
-                print(f"{path}: {problem}", file=sys.stderr)
+    print(f"{path}: {problem}", file=sys.stderr)

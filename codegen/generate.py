@@ -35,7 +35,8 @@ from .schema_check import (
     SchemaError,
     check_schema_document,
     meta_schema_problems,
-    parse_schema_file,
+    parse_schema_bytes,
+    read_schema_bytes,
 )
 from .schema_walk import DECODING_KEYWORDS
 
@@ -82,6 +83,15 @@ def failure_summary(exc: RuntimeError) -> str:
 class GeneratedFile:
     name: str
     text: str
+
+
+class Rendered(list[GeneratedFile]):
+    """The files of one package, with the schema's warnings (what the bindings carry
+    through without understanding), found on the same parse as the files."""
+
+    def __init__(self, files: Iterable[GeneratedFile], warnings: list[Problem]) -> None:
+        super().__init__(files)
+        self.warnings = warnings
 
 
 def header(schema_name: str, digest: str) -> str:
@@ -286,9 +296,9 @@ def _facade_module(names: Iterable[str], file_header: str) -> str:
     return file_header + "\n" + cst.Module(body).code
 
 
-def _checked(schema_path: Path) -> dict[str, Any]:
+def _checked(schema_path: Path, raw: bytes) -> dict[str, Any]:
     """The parsed schema after every check but the meta-schema one (see `render`)."""
-    doc, problems = parse_schema_file(schema_path)
+    doc, problems = parse_schema_bytes(schema_path, raw)
     problems += check_schema_document(doc, meta_schema=False)
     if problems:  # report everything at once, the meta-schema's findings included
         raise SchemaError(schema_path, sorted(set(problems + meta_schema_problems(doc))))
@@ -304,15 +314,17 @@ def _method_problems(schema: dict[str, Any]) -> list[Problem]:
     return [Problem("/$defs", message)]
 
 
-def render(schema_path: Path) -> list[GeneratedFile]:
+def render(schema_path: Path) -> Rendered:
     """Generate the binding files of the schema at `schema_path`, in memory.
 
     Nothing is produced from a schema with problems. The meta-schema validation, the slow
     part of the checks, runs while datamodel-codegen works on the pre-pass output; the
     cheaper checks run first, so the pre-pass only ever sees resolvable, well-formed input.
     """
-    schema = _checked(schema_path)  # first: it reports an unreadable file as such
-    raw = schema_path.read_bytes()
+    # Read once: the checks, the digest and the warnings all see the same bytes, even if
+    # the file is replaced while generation runs.
+    raw = read_schema_bytes(schema_path)
+    schema = _checked(schema_path, raw)
     digest = hashlib.sha256(raw).hexdigest()
     file_header = header(schema_path.name, digest)
     try:
@@ -350,13 +362,17 @@ def render(schema_path: Path) -> list[GeneratedFile]:
     methods = ruff_format(_methods_module(roles, file_header, classes), "methods.py")
     fast = ruff_format(fast_module(models, file_header), "fast.py")
     facade = ruff_format(_facade_module(defined, file_header), "__init__.py")
-    return [
-        GeneratedFile("__init__.py", seal(facade)),
-        GeneratedFile(f"{MODELS_MODULE}.py", seal(models)),
-        GeneratedFile("methods.py", seal(methods)),
-        GeneratedFile("fast.py", seal(fast)),
-        GeneratedFile("py.typed", ""),
-    ]
+    warnings = check_schema_document(schema, meta_schema=False, warnings=True)
+    return Rendered(
+        [
+            GeneratedFile("__init__.py", seal(facade)),
+            GeneratedFile(f"{MODELS_MODULE}.py", seal(models)),
+            GeneratedFile("methods.py", seal(methods)),
+            GeneratedFile("fast.py", seal(fast)),
+            GeneratedFile("py.typed", ""),
+        ],
+        [p for p in warnings if p.warning],
+    )
 
 
 def write_files(files: list[GeneratedFile], out_dir: Path) -> None:
@@ -372,24 +388,32 @@ def generate(schema_path: Path, out_dir: Path) -> list[Path]:
     return [out_dir / f.name for f in files]
 
 
-def generate_many(jobs: Sequence[tuple[Path, Path]]) -> list[list[Path]]:
-    """Several (schema, out_dir) jobs: rendered in parallel processes, then written.
+def generate_many(
+    jobs: Sequence[tuple[Path, Path]],
+    warned: Callable[[Path, Problem], None] | None = None,
+) -> list[list[Path]]:
+    """Several (schema, out_dir) jobs: rendered in parallel processes, then written;
+    `warned` then hears each schema's warnings, from the parse the files came from.
 
     Rendering is CPU-bound Python (schema checks, libcst) around a datamodel-codegen
     subprocess, so one process per job is what makes two versions cost about one.
     Nothing is written unless every job rendered.
     """
-    if len(jobs) == 1:
-        return [generate(*jobs[0])]
     for _, out_dir in jobs:
-        inspect_out_dir(out_dir, GENERATED_FILES)
-    workers = min(len(jobs), os.cpu_count() or 1)
-    with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:
-        rendered = list(pool.map(render, [schema for schema, _ in jobs]))
+        inspect_out_dir(out_dir, GENERATED_FILES)  # refuse before the seconds of rendering
+    if len(jobs) == 1:
+        rendered = [render(jobs[0][0])]
+    else:
+        workers = min(len(jobs), os.cpu_count() or 1)
+        with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:
+            rendered = list(pool.map(render, [schema for schema, _ in jobs]))
     write_out_dirs(
         [
             ([(f.name, f.text) for f in files], out_dir)
             for files, (_, out_dir) in zip(rendered, jobs, strict=True)
         ]
     )
+    for files, (schema, _) in zip(rendered, jobs, strict=True):
+        for problem in files.warnings if warned is not None else ():
+            warned(schema, problem)
     return [[out / f.name for f in files] for files, (_, out) in zip(rendered, jobs, strict=True)]

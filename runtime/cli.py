@@ -25,9 +25,12 @@ from .cli_common import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     EXIT_UNUSABLE,
     Handler,
+    Terminated,
     os_reason,
+    terminate_like_interrupt,
     usage_handler,
 )
 
@@ -74,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _run(argv, where)
         sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
         return code
+    except Terminated:
+        _error(where, "terminated")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         _error(where, "interrupted")
         return EXIT_INTERRUPTED
@@ -132,4 +138,5 @@ def _drop_stdout() -> None:
 
 def console_main() -> None:
     """Entry point of the `acp-schema` console script and `python -m acp_schema`."""
+    terminate_like_interrupt()
     raise SystemExit(main())

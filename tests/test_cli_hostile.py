@@ -9,6 +9,7 @@ its log contents have tests of their own.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -56,6 +57,12 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
     (root / "self-ref.json").write_text(json.dumps(self_ref))
     no_methods = {"$defs": {"Thing": {"type": "object", "properties": {"x": {"type": "string"}}}}}
     (root / "no-methods.json").write_text(json.dumps(no_methods))
+    (root / "surrogate.json").write_text('{"$schema": "\\ud800"}')
+    (root / "surrogate-key.json").write_text('{"$defs": {"A\\udfffB": {}}}')
+    (root / "surrogate-description.json").write_text('{"description": ["ok", "\\udc00"]}')
+    (root / "digits.json").write_text('{"$defs": {"A": {"maximum": ' + "9" * 5000 + "}}}")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(root / "fifo.json")  # no writer ever comes: reading it would block
     foreign = root / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("mine")
@@ -95,6 +102,54 @@ CASES = {
     "schema-check-self-ref": Case(
         "schema check {self-ref.json}", 1, "self-ref.json", "refers to itself", False
     ),
+    # the one reader (acp_schema._input): what no schema file can be
+    "schema-check-surrogate": Case(
+        "schema check {surrogate.json}", 2, "surrogate.json", "lone surrogate", False
+    ),
+    "schema-check-surrogate-key": Case(
+        "schema check {surrogate-key.json}", 2, "surrogate-key.json", "#/$defs/A\\udfffB", False
+    ),
+    "schema-check-digits": Case(
+        "schema check {digits.json}", 2, "digits.json", "more than 4300 digits (at line 1", False
+    ),
+    "schema-check-fifo": Case(
+        "schema check {fifo.json}", 2, "fifo.json", "not a regular file (a named pipe)", False
+    ),
+    "schema-check-dev-zero": Case(
+        "schema check /dev/zero", 2, "/dev/zero", "not a regular file (a character", False
+    ),
+    "generate-surrogate": Case(
+        "generate --schema {surrogate.json} --out {out}", 2, "surrogate.json", "lone surrogate"
+    ),
+    "generate-digits": Case(
+        "generate --schema {digits.json} --out {out}", 2, "digits.json", "4300 digits"
+    ),
+    "generate-fifo": Case(
+        "generate --schema {fifo.json} --out {out}", 2, "fifo.json", "not a regular file"
+    ),
+    "generate-dev-urandom": Case(
+        "generate --schema /dev/urandom --out {out}", 2, "/dev/urandom", "not a regular file"
+    ),
+    "check-surrogate": Case(
+        "check --schema {surrogate-description.json} --out {earlier}",
+        2,
+        "surrogate-description.json",
+        "lone surrogate (\\uD800-\\uDFFF) in the string at #/description/1",
+        False,
+    ),
+    "check-digits": Case(
+        "check --schema {digits.json} --out {earlier}", 2, "digits.json", "4300 digits", False
+    ),
+    "check-fifo": Case(
+        "check --schema {fifo.json} --out {earlier}", 2, "fifo.json", "a named pipe", False
+    ),
+    "diff-surrogate": Case("diff {surrogate.json} v1", 2, "surrogate.json", "lone surrogate"),
+    "diff-surrogate-json": Case(
+        "diff --format json v1 {surrogate-key.json}", 2, "surrogate-key.json", "lone surrogate"
+    ),
+    "diff-digits": Case("diff v1 {digits.json}", 2, "digits.json", "4300 digits"),
+    "diff-fifo": Case("diff {fifo.json} v1", 2, "fifo.json", "a named pipe"),
+    "diff-dev-zero": Case("diff v1 /dev/zero", 2, "/dev/zero", "a character device"),
     # generate: one line on stderr, exit 2
     "generate-missing": Case(
         "generate --schema {missing.json} --out {out}", 2, "missing.json", "No such file"
@@ -215,6 +270,10 @@ def test_hostile_input_gives_one_line_and_the_documented_code(
     case = CASES[name]
     if name == "migrate-device" and not Path("/dev/null").exists():
         pytest.skip("no /dev/null here")
+    if "/dev/" in case.command and not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero here")
+    if "fifo" in name and not hasattr(os, "mkfifo"):
+        pytest.skip("named pipes are POSIX")
     if name == "generate-out-proc" and not Path("/proc/self").is_dir():
         pytest.skip("/proc (where not even root can create a directory) is Linux only")
     code = main(_argv(case, inputs, tmp_path))
@@ -302,6 +361,48 @@ def test_nesting_at_the_limit_parses(tmp_path: Path) -> None:
     assert problems == [] and isinstance(doc, list)
 
 
+def test_nesting_one_level_over_the_limit_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "schema.json"
+    depth = MAX_JSON_DEPTH + 1
+    path.write_text("[" * depth + "]" * depth)
+    with pytest.raises(SchemaError) as caught:
+        parse_schema_file(path)
+    assert caught.value.unusable
+    assert f"nested deeper than {MAX_JSON_DEPTH} levels (at line 1, column {depth})" in str(
+        caught.value
+    )
+
+
+def test_nesting_check_is_linear_on_escaped_quotes() -> None:
+    # A string that never closes used to make the scanner retry from every later quote:
+    # 80 KB took 38 s. At 2 MB a quadratic scan would not end within any test run.
+    text = "[[[" + '\\"' * 1_000_000 + "[]" * MAX_JSON_DEPTH
+    assert too_deep(text, MAX_JSON_DEPTH) is None
+    assert too_deep("[" * (MAX_JSON_DEPTH + 1) + text, MAX_JSON_DEPTH) is not None
+
+
+def test_a_schema_replaced_during_generate_is_read_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The checks, the header's digest and the warnings come from one reading of the file;
+    # replacing it halfway through changes nothing (it used to end in a traceback).
+    schema = tmp_path / "schema.json"
+    original = bundled.bundled_schema("v1").read_bytes()
+    schema.write_bytes(original)
+    real = generate.finish_module
+
+    def finish_then_replace(*args: object, **kwargs: object) -> object:
+        schema.write_text("{not json")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(generate, "finish_module", finish_then_replace)
+    assert main(["generate", "--schema", str(schema), "--out", str(tmp_path / "out")]) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "not json" not in err
+    digest = hashlib.sha256(original).hexdigest()
+    assert digest in (tmp_path / "out" / "_models.py").read_text()
+
+
 # --- Ctrl-C and a closed pipe, in real processes -----------------------------------------
 
 
@@ -331,11 +432,9 @@ def _interrupt_while_reading(argv: list[str], fifo: Path) -> subprocess.Complete
     return subprocess.CompletedProcess(argv, process.returncode, out, err)
 
 
+# Only `transcript show` reads a stream (a log may be written while it is read); the schema
+# commands refuse a named pipe before reading (CASES above).
 INTERRUPTED = {
-    "schema check": (("schema", "check", "{fifo}"), "acp-schema schema check"),
-    "generate": (("generate", "--schema", "{fifo}", "--out", "{out}"), "acp-schema generate"),
-    "check": (("check", "--schema", "{fifo}", "--out", "{earlier}"), "acp-schema check"),
-    "diff": (("diff", "{fifo}", "v1"), "acp-schema diff"),
     "transcript show": (("transcript", "show", "{fifo}"), "acp-schema transcript show"),
 }
 
@@ -351,6 +450,75 @@ def test_ctrl_c_exits_130_with_one_line(name: str, inputs: Inputs, tmp_path: Pat
     done = _interrupt_while_reading(argv, fifo)
     assert done.returncode == 130, done.stderr
     assert done.stderr == f"{who}: interrupted\n"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_before_any_writer_is_acted_on(signum: int, tmp_path: Path) -> None:
+    # The log is a named pipe nobody ever writes to: neither opening it nor waiting for
+    # its data may hold a signal back (it used to wait for data to arrive first).
+    fifo = tmp_path / "log.jsonl"
+    os.mkfifo(fifo)
+    process = subprocess.Popen(
+        _command("transcript", "show", str(fifo)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_until_open(process.pid, fifo)
+        process.send_signal(signum)
+        err = process.communicate(timeout=60)[1]
+    finally:
+        process.kill()
+    assert process.returncode == 128 + signum, err
+    said = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert err == f"acp-schema transcript show: {said}\n"
+
+
+def _wait_until_open(pid: int, path: Path) -> None:
+    """Until process `pid` holds `path` open (Linux's /proc; elsewhere a fixed wait)."""
+    fds = Path(f"/proc/{pid}/fd")
+    for _ in range(600):
+        try:
+            if any(os.path.realpath(fd) == str(path.resolve()) for fd in fds.iterdir()):
+                return
+        except OSError:
+            if not Path("/proc/self").is_dir():
+                threading.Event().wait(5)
+                return
+        threading.Event().wait(0.1)
+    pytest.fail(f"process {pid} never opened {path}")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_during_generate_leaves_no_temporary_files(signum: int, tmp_path: Path) -> None:
+    # Stopped while datamodel-codegen works on the schema copy in the temporary directory.
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    argv = _command("generate", "--schema", str(bundled.bundled_schema("v1")))
+    argv += ["--out", str(tmp_path / "out")]
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temp)},
+    )
+    try:
+        for _ in range(1200):
+            if list(temp.glob("*/schema.json")) or process.poll() is not None:
+                break
+            threading.Event().wait(0.05)
+        assert process.poll() is None, "generate ended before its temporary files appeared"
+        process.send_signal(signum)
+        err = process.communicate(timeout=120)[1]
+    finally:
+        process.kill()
+    said = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert (process.returncode, err) == (128 + signum, f"acp-schema generate: {said}\n")
+    assert list(temp.iterdir()) == []
     assert not (tmp_path / "out").exists()
 
 

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from acp_schema._input import open_lines
 from acp_schema.cli_common import (
     EXIT_OK,
     EXIT_PROBLEMS,
@@ -71,7 +72,7 @@ def _show(args: argparse.Namespace) -> int:
 
     path: Path = args.log
     try:
-        log = path.open("rb")
+        log = open_lines(path)
     except OSError as error:
         return _unreadable(path, error)
     store = TranscriptStore(args.protocol_version)
