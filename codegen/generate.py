@@ -382,7 +382,7 @@ def write_files(files: list[GeneratedFile], out_dir: Path) -> None:
 
 
 def generate(schema_path: Path, out_dir: Path) -> list[Path]:
-    inspect_out_dir(out_dir, GENERATED_FILES)  # refuse before the seconds of rendering
+    inspect_out_dir(out_dir, GENERATED_FILES, schema_path)  # refuse before rendering
     files = render(schema_path)
     write_files(files, out_dir)
     return [out_dir / f.name for f in files]
@@ -399,8 +399,8 @@ def generate_many(
     subprocess, so one process per job is what makes two versions cost about one.
     Nothing is written unless every job rendered.
     """
-    for _, out_dir in jobs:
-        inspect_out_dir(out_dir, GENERATED_FILES)  # refuse before the seconds of rendering
+    for schema, out_dir in jobs:
+        inspect_out_dir(out_dir, GENERATED_FILES, schema)  # refuse before rendering
     if len(jobs) == 1:
         rendered = [render(jobs[0][0])]
     else:

@@ -179,6 +179,15 @@ CASES = {
         "generated",
         "installed acp_schema package",
     ),
+    "generate-out-bundled-other-schema": Case(
+        "generate --schema {no-methods.json} --out {v1out}",
+        2,
+        "generated/v1",
+        "only the bundled schema",
+    ),
+    "generate-out-bundled-other-version": Case(
+        "generate --schema {bundled} --out {v2out}", 2, "generated/v2", "only the bundled schema"
+    ),
     "generate-out-schemas": Case(
         "generate --schema {bundled} --out {schemas}", 2, "schema", "bundled schema folder"
     ),
@@ -253,6 +262,8 @@ def _argv(case: Case, inputs: Inputs, tmp_path: Path) -> list[str]:
         "bundled": str(bundled.bundled_schema("v1")),
         "generated": str(bundled.generated_dir()),
         "schemas": str(bundled.schema_dir()),
+        "v1out": str(bundled.default_output("v1")),
+        "v2out": str(bundled.default_output("v2")),
     }
     out = []
     for arg in case.command.split():
