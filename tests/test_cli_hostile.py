@@ -654,3 +654,62 @@ def test_a_failing_code_generator_is_one_line(
     err = capsys.readouterr().err
     assert err == "acp-schema generate: datamodel-codegen failed (1): ValueError: no models\n"
     assert not (tmp_path / "out").exists()
+
+
+# --- transcript show: free-form values deeper than pydantic's JSON-mode serializer -------
+
+
+def _deep_value(depth: int) -> dict[str, object]:
+    value: dict[str, object] = {"end": [1.5, "x"]}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def test_transcript_json_writes_a_deep_meta_of_a_model_path_block(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An unknown key sends the block down the model path; its `_meta` (300 levels) is past
+    # what `model_dump(mode="json")` writes, which used to end in a traceback.
+    block = {"type": "text", "text": "hi", "unknownKey": 1, "_meta": _deep_value(300)}
+    update = {
+        "sessionUpdate": "session_message",
+        "messageId": "m1",
+        "senderSessionId": "A",
+        "recipientSessionId": "B",
+        "content": [block],
+    }
+    message = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "A", "update": update},
+    }
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps(message) + "\n")
+    assert main(["transcript", "show", "--json", str(log)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    first = json.loads(out.splitlines()[0])
+    assert first["record"] == "message"
+    assert first["content"] == [block]
+
+
+def test_the_deep_fallback_gives_the_wire_form() -> None:
+    from acp_schema.transcripts.cli import _wire
+    from acp_schema.transcripts.store import wire_form
+    from acp_schema.v2 import ResourceLink
+
+    link = ResourceLink.model_validate(
+        {
+            "type": "resource_link",
+            "uri": "file:///a",
+            "name": "a",
+            "annotations": {"audience": ["user"]},
+            "x": [1],
+        }
+    )
+
+    def too_deep(block: object) -> dict[str, object]:
+        raise ValueError("Maximum serialization depth exceeded")
+
+    assert _wire(link, too_deep) == wire_form(link)
