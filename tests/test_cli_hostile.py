@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_schema._json_nesting import too_deep
+from acp_schema._runtime import MISSING
 from acp_schema.cli import main
 from acp_schema.codegen import bundled, generate
 from acp_schema.codegen.generate import GeneratedFile
@@ -713,3 +715,44 @@ def test_the_deep_fallback_gives_the_wire_form() -> None:
         raise ValueError("Maximum serialization depth exceeded")
 
     assert _wire(link, too_deep) == wire_form(link)
+
+
+# --- Python objects in free-form values: refused as JSON text would refuse them ----------
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (float("nan"), "NaN is not JSON (at /x"),
+        (b"raw", "a value of type bytes is not JSON (at /x"),
+        ({1, 2}, "a value of type set is not JSON (at /x"),
+        (object(), "a value of type object is not JSON (at /x"),
+        ((1, 2), "a value of type tuple is not JSON (at /x"),
+    ],
+    ids=["nan", "bytes", "set", "object", "tuple"],
+)
+def test_meta_from_python_holds_json_values_only(value: object, says: str) -> None:
+    from pydantic import ValidationError
+
+    from acp_schema.v2 import TextContent
+
+    data = {"type": "text", "text": "t", "_meta": {"x": [value]}}
+    with pytest.raises(ValidationError, match=re.escape(says.replace("/x", "/x/0"))):
+        TextContent.model_validate(data)  # not read as "no _meta" by default-on-error
+    with pytest.raises(ValidationError, match="is not JSON"):
+        TextContent(text="t", meta={"x": value})
+    with pytest.raises(ValidationError, match="is not JSON"):
+        TextContent.model_validate({"type": "text", "text": "t", "unknown": {"x": value}})
+
+
+def test_meta_from_python_takes_what_json_text_gives() -> None:
+    from acp_schema.v2 import TextContent
+
+    meta = {"a": [1, 2.5, "s", None, True, {"b": float("inf")}]}
+    block = TextContent.model_validate({"type": "text", "text": "t", "_meta": meta, "k": [1]})
+    assert block.meta == meta
+    text = '{"type": "text", "text": "t", "k": [1], '
+    text += '"_meta": {"a": [1, 2.5, "s", null, true, {"b": 1e400}]}}'
+    assert TextContent.model_validate_json(text) == block
+    # A JSON value of the wrong shape is still the field's own business (default-on-error).
+    assert TextContent.model_validate({"type": "text", "text": "t", "_meta": 5}).meta is MISSING
