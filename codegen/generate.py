@@ -7,6 +7,7 @@ import hashlib
 import json
 import keyword
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -363,7 +364,7 @@ def render(schema_path: Path) -> Rendered:
     fast = ruff_format(fast_module(models, file_header), "fast.py")
     facade = ruff_format(_facade_module(defined, file_header), "__init__.py")
     warnings = check_schema_document(schema, meta_schema=False, warnings=True)
-    return Rendered(
+    rendered = Rendered(
         [
             GeneratedFile("__init__.py", seal(facade)),
             GeneratedFile(f"{MODELS_MODULE}.py", seal(models)),
@@ -373,6 +374,63 @@ def render(schema_path: Path) -> Rendered:
         ],
         [p for p in warnings if p.warning],
     )
+    if _unusual_names(schema):
+        _check_imports(rendered)
+    return rendered
+
+
+# Names that reach the generated code as plain identifiers or simple literals: any other
+# name goes through escaping (`repr`), the class-name rule or msgspec's field renames.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_$.-]*")
+
+
+def _unusual_names(schema: dict[str, Any]) -> bool:
+    """Whether a definition or property name of the schema is not a plain name."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in ("$defs", "definitions", "properties"):
+                names = node.get(key)
+                if isinstance(names, dict) and not all(
+                    _PLAIN_NAME.fullmatch(name) for name in names
+                ):
+                    return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+_SELF_CHECK = f"""
+import importlib, sys
+sys.path.insert(0, sys.argv[1])
+from acp_schema._runtime import AcpModel
+for module in ("pkg", "pkg.fast", "pkg.methods"):
+    importlib.import_module(module)
+models = importlib.import_module("pkg.{MODELS_MODULE}")
+for value in vars(models).values():
+    if isinstance(value, type) and issubclass(value, AcpModel):
+        if value.__module__ == models.__name__:
+            value.model_rebuild(force=True)
+"""
+
+
+def _check_imports(files: Iterable[GeneratedFile]) -> None:
+    """Import the package, every model built, in a fresh interpreter, before anything is
+    written: for a schema with unusual names, what no check of the source text can show
+    (a name msgspec or pydantic refuses only when the class is made)."""
+    with tempfile.TemporaryDirectory(prefix="acp-schema-check-") as tmp:
+        package = Path(tmp) / "pkg"
+        package.mkdir()
+        for file in files:
+            (package / file.name).write_text(file.text, encoding="utf-8")
+        command = [sys.executable, "-c", _SELF_CHECK, tmp]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"the generated package does not import ({done.returncode}):\n{done.stderr}"
+        )
 
 
 def write_files(files: list[GeneratedFile], out_dir: Path) -> None:

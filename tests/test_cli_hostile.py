@@ -756,3 +756,59 @@ def test_meta_from_python_takes_what_json_text_gives() -> None:
     assert TextContent.model_validate_json(text) == block
     # A JSON value of the wrong shape is still the field's own business (default-on-error).
     assert TextContent.model_validate({"type": "text", "text": "t", "_meta": 5}).meta is MISSING
+
+
+# --- hostile property names: the package generate writes imports, fast.py included -------
+
+
+def _hostile_names_schema(path: Path) -> Path:
+    from .test_generation_open_schemas import envelope, method_def
+
+    names = ['a"b', "c\\d", "e\nf", "g\x00h", "ok"]
+    defs = {
+        "Req": method_def("m", "agent", **{name: {"type": "string"} for name in names}),
+        "Res": method_def("m", "agent", done={"type": "boolean"}),
+        "AgentRequest": envelope("request", ["Req"]),
+        "AgentResponse": envelope("response", ["Res"]),
+    }
+    path.write_text(
+        json.dumps({"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs})
+    )
+    return path
+
+
+def test_hostile_property_names_give_a_package_that_imports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    schema = _hostile_names_schema(tmp_path / "names.json")
+    assert main(["generate", "--schema", str(schema), "--out", str(tmp_path / "pkg" / "v9")]) == 0
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    code = (
+        "from pkg.v9 import Req, fast\n"
+        "assert not hasattr(fast, 'Req')  # msgspec cannot rename to these keys: model only\n"
+        "assert hasattr(fast, 'Res')\n"
+        'req = Req.model_validate_json(\'{"a\\\\"b": "1", "c\\\\\\\\d": "2", "ok": "3"}\')\n'
+        "print(req.model_dump_json())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {'a"b': "1", "c\\d": "2", "ok": "3"}
+
+
+def test_generate_refuses_a_package_that_would_not_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Were a Struct given a wire key msgspec refuses, the import check (a subprocess) sees
+    # it before anything is written.
+    from acp_schema.codegen import fast_target
+
+    monkeypatch.setattr(fast_target, "_wire_name", lambda name: name)
+    schema = _hostile_names_schema(tmp_path / "names.json")
+    out = tmp_path / "pkg" / "v9"
+    assert main(["generate", "--schema", str(schema), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "the generated package does not import" in err and "Renamed field names" in err
+    assert not out.exists()
