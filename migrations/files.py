@@ -10,6 +10,8 @@ not; `--exclude` applies to all.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fnmatch
 import itertools
 import os
@@ -20,6 +22,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from pathspec import GitIgnoreSpec
 
@@ -341,11 +344,58 @@ def _commit(item: _Prepared, data: bytes) -> None:
     if item.temporary is not None:
         os.replace(item.temporary, item.target)
         return
-    with item.target.open("r+b") as stream:
-        stream.write(data)
-        stream.truncate()
-        stream.flush()
-        os.fsync(stream.fileno())
+    _write_in_place(item.target, data)
+
+
+def _write_in_place(target: Path, data: bytes) -> None:
+    """Overwrite the file through its own inode (hard links and owner kept), leaving its
+    old bytes or the new ones: the blocks the new text needs are reserved first, so a
+    full disk stops the write before the first byte of the file changes, and a write
+    that still fails puts the old bytes back."""
+    with target.open("r+b") as stream:
+        fd = stream.fileno()
+        old_size = os.fstat(fd).st_size
+        _reserve(target, fd, len(data), old_size)
+        old = os.pread(fd, old_size, 0) if old_size else b""
+        try:
+            _overwrite(stream, data)
+        except OSError:
+            with contextlib.suppress(OSError):  # the reserved blocks hold the old bytes too
+                _overwrite(stream, old)
+            raise
+
+
+def _overwrite(stream: BinaryIO, data: bytes) -> None:
+    stream.seek(0)
+    stream.write(data)
+    stream.truncate()
+    stream.flush()
+    os.fsync(stream.fileno())
+
+
+def _reserve(target: Path, fd: int, size: int, old_size: int) -> None:
+    """Make sure the disk holds `size` bytes for the file before it is touched (OSError,
+    ENOSPC most likely, if not). Without fallocate (some file systems, not POSIX
+    everywhere), a scratch file of the extra size in the same directory proves the room."""
+    if size <= old_size:
+        return  # its own blocks hold the new text
+    try:
+        os.posix_fallocate(fd, 0, size)
+        return
+    except OSError as err:
+        os.ftruncate(fd, old_size)  # a failed allocation must not leave the file longer
+        if err.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+            raise
+    except AttributeError:  # no posix_fallocate on this platform
+        pass
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".room")
+    try:
+        with os.fdopen(handle, "wb") as scratch:
+            scratch.write(bytes(size - old_size))
+            scratch.flush()
+            os.fsync(scratch.fileno())
+    finally:
+        os.unlink(name)
 
 
 def _discard(item: _Prepared) -> None:

@@ -9,15 +9,17 @@ its log contents have tests of their own.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -812,3 +814,63 @@ def test_generate_refuses_a_package_that_would_not_import(
     assert err.count("\n") == 1
     assert "the generated package does not import" in err and "Renamed field names" in err
     assert not out.exists()
+
+
+# --- migrate: a full disk, looping paths, a size budget ------------------------------------
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KB tmpfs (root, Linux): a disk that really fills up."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root and mount(8)")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+
+
+def _migratable(copies: int) -> str:
+    from .test_migrate_files import OLD
+
+    head, _, body = OLD.partition("\n\n\n")
+    bodies = (body.replace("def send", f"def send{i}") for i in range(copies))
+    return head + "\n\n\n" + "\n\n".join(bodies)
+
+
+def _fill(disk: Path) -> Path:
+    filler = disk / "filler"
+    with filler.open("wb", buffering=0) as stream, contextlib.suppress(OSError):
+        while stream.write(bytes(4096)):
+            pass
+    return filler
+
+
+def test_a_full_disk_leaves_a_hard_linked_file_whole(
+    small_disk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A hard-linked file is written in place (a rename would split the links); the new
+    # text needs more blocks than the old one, and the disk has none left.
+    old = _migratable(100)
+    (small_disk / "send.py").write_text(old)
+    os.link(small_disk / "send.py", small_disk / "link.txt")
+    filler = _fill(small_disk)
+    assert main(["migrate", str(small_disk / "send.py")]) == 2
+    out = capsys.readouterr().out
+    assert "not written: No space left on device" in out
+    assert (small_disk / "send.py").read_text() == old
+    assert (small_disk / "link.txt").read_text() == old
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "link.txt", "send.py"]
+    filler.unlink()
+    assert main(["migrate", str(small_disk / "send.py")]) == 0
+    assert "SessionMessage(" in (small_disk / "link.txt").read_text()
