@@ -41,8 +41,15 @@ class FileChangedError(OSError):
 @dataclass
 class Discovery:
     files: list[Path] = field(default_factory=list)
-    missing: list[Path] = field(default_factory=list)
+    missing: list[Path] = field(default_factory=list)  # not found, or not listable: see why
     used_git: bool = False
+    why: dict[Path, str] = field(default_factory=dict)  # a reason for some of `missing`
+
+    def unusable(self, path: Path, err: OSError) -> None:
+        """A path the walk could not look at (a symlink loop, no permission): reported
+        on its own while the rest of the run goes on."""
+        self.missing.append(path)
+        self.why[path] = (err.strerror or str(err)).lower()
 
 
 def discover(
@@ -53,19 +60,28 @@ def discover(
     seen: set[Path] = set()
 
     def add(path: Path, root: Path) -> None:
-        resolved = path.resolve()
+        resolved = Path(os.path.realpath(path))  # never raises, loops included
         if resolved in seen or excluded(path, root, excludes):
             return
         seen.add(resolved)
         found.files.append(path)
 
     for path in paths:
-        if path.is_file():
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            found.missing.append(path)
+            continue
+        except OSError as err:  # ELOOP, EACCES on a parent, ...
+            found.unusable(path, err)
+            continue
+        if stat.S_ISREG(mode):
             add(path, path.parent)
-        elif path.is_dir():
+        elif stat.S_ISDIR(mode):
             listed = _git_files(path) if gitignore else None
             found.used_git = found.used_git or listed is not None
-            for file in listed if listed is not None else _walk(path, gitignore):
+            walked = listed if listed is not None else _walk(path, gitignore, found)
+            for file in walked:
                 if file.suffix in PYTHON_SUFFIXES and not _in_skipped_dir(file, path):
                     add(file, path)
         else:
@@ -166,7 +182,7 @@ class GitignoreMatcher:
         return False
 
 
-def _walk(directory: Path, gitignore: bool) -> Iterator[Path]:
+def _walk(directory: Path, gitignore: bool, found: Discovery) -> Iterator[Path]:
     matcher = GitignoreMatcher()
     if gitignore:
         # The .gitignore files above `directory` apply too, and may ignore it entirely;
@@ -180,15 +196,20 @@ def _walk(directory: Path, gitignore: bool) -> Iterator[Path]:
             matcher = matcher.extended(parent)
             if matcher.ignored(child, is_dir=True):
                 return
-    yield from _walk_dir(directory, matcher, gitignore)
+    yield from _walk_dir(directory, matcher, gitignore, found)
 
 
-def _walk_dir(directory: Path, matcher: GitignoreMatcher, gitignore: bool) -> Iterator[Path]:
+def _walk_dir(
+    directory: Path, matcher: GitignoreMatcher, gitignore: bool, found: Discovery
+) -> Iterator[Path]:
+    """Regular files below `directory`; symlinked directories are not entered (no loops),
+    a symlinked file is taken. What cannot be looked at is noted in `found`."""
     if gitignore:
         matcher = matcher.extended(directory)
     try:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
+    except OSError as err:
+        found.unusable(directory, err)
         return
     for entry in entries:
         path = Path(entry.path)
@@ -197,8 +218,15 @@ def _walk_dir(directory: Path, matcher: GitignoreMatcher, gitignore: bool) -> It
             continue
         if is_dir:
             if entry.name not in ALWAYS_SKIPPED:
-                yield from _walk_dir(path, matcher, gitignore)
-        elif entry.is_file():
+                yield from _walk_dir(path, matcher, gitignore, found)
+            continue
+        try:
+            is_file = entry.is_file()
+        except OSError as err:  # a symlink loop
+            if path.suffix in PYTHON_SUFFIXES:
+                found.unusable(path, err)
+            continue
+        if is_file:
             yield path
 
 

@@ -874,3 +874,56 @@ def test_a_full_disk_leaves_a_hard_linked_file_whole(
     filler.unlink()
     assert main(["migrate", str(small_disk / "send.py")]) == 0
     assert "SessionMessage(" in (small_disk / "link.txt").read_text()
+
+
+def test_symlink_loops_are_reported_and_the_rest_is_migrated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Outside git, so the tree is walked: loops of files and of directories.
+    from .test_migrate_files import OLD
+
+    (tmp_path / "send.py").write_text(OLD)
+    (tmp_path / "self.py").symlink_to("self.py")
+    (tmp_path / "d1").symlink_to("d2")
+    (tmp_path / "d2").symlink_to("d1")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "up").symlink_to("..")
+    assert main(["migrate", "--no-gitignore", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert err == f"{tmp_path / 'self.py'}: too many levels of symbolic links\n"
+    assert "1 written" in out or "1 changed" in out, out
+    assert "SessionMessage(" in (tmp_path / "send.py").read_text()
+    # Named on the command line, a loop is one failed path too.
+    assert main(["migrate", str(tmp_path / "self.py"), str(tmp_path / "send.py")]) == 2
+    assert capsys.readouterr().err == f"{tmp_path / 'self.py'}: too many levels of symbolic links\n"
+
+
+def test_a_module_over_the_size_budget_is_reported_and_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    big = _migratable(40)
+    (tmp_path / "big.py").write_text(big)
+    (tmp_path / "other.py").write_text("x = 1\n" * 100_000)  # large, but nothing to migrate
+    (tmp_path / "small.py").write_text(_migratable(1))
+    args = [
+        "migrate",
+        "--max-file-size",
+        "4K",
+        str(tmp_path / "big.py"),
+        str(tmp_path / "small.py"),
+    ]
+    assert main([*args, str(tmp_path / "other.py")]) == 2
+    out = capsys.readouterr().out
+    said = f"{tmp_path / 'big.py'}: error: not migrated: {len(big)} bytes, over the per-file"
+    assert f"{said} budget of 4096" in out
+    assert (tmp_path / "big.py").read_text() == big
+    assert "SessionMessage(" in (tmp_path / "small.py").read_text()
+    assert "other.py" not in out
+    # The budget is the caller's to raise.
+    assert main(["migrate", "--max-file-size", "1M", str(tmp_path / "big.py")]) == 0
+    assert "SessionMessage(" in (tmp_path / "big.py").read_text()
+
+
+def test_migrate_refuses_a_size_that_is_not_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["migrate", "--max-file-size", "lots", "x.py"]) == 2
+    assert "not a size: 'lots'" in capsys.readouterr().err
