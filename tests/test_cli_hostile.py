@@ -927,3 +927,74 @@ def test_a_module_over_the_size_budget_is_reported_and_left_alone(
 def test_migrate_refuses_a_size_that_is_not_one(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["migrate", "--max-file-size", "lots", "x.py"]) == 2
     assert "not a size: 'lots'" in capsys.readouterr().err
+
+
+# --- transcript linking: rival claims ------------------------------------------------------
+
+
+def _session_message(session_id: str, message_id: str, **identity: str) -> str:
+    update = {"sessionUpdate": "session_message", "messageId": message_id, **identity}
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": session_id, "update": update},
+        }
+    )
+
+
+def test_rival_claims_cost_one_pass_and_a_short_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    # N views all name B/i1, which names none of them: every one is a conflict. Asking
+    # for all N + 1 links used to check every rival again for each (N^2 checks) and to
+    # list all N views in each reason (N^2 text).
+    from acp_schema.transcripts import store as store_module
+
+    rivals = 300
+    store = store_module.TranscriptStore("v2")
+    store.apply_skimming(_session_message("B", "i1", recipientSessionId="B"))
+    for i in range(rivals):
+        reference = {"recipientSessionId": "B", "recipientMessageId": "i1"}
+        store.apply_skimming(
+            _session_message(f"S{i:03}", "o1", senderSessionId=f"S{i:03}", **reference)
+        )
+    checks = 0
+    real = store_module._claim_problem
+
+    def counted(claimant: object, named: object) -> str | None:
+        nonlocal checks
+        checks += 1
+        return real(claimant, named)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store_module, "_claim_problem", counted)
+    links = [store.link(entry.session_id, entry.message_id) for entry in store]
+    assert all(link is not None and link.state == "conflict" for link in links)
+    assert checks <= rivals  # one pass over the claimants, not one per rival
+    reasons = {link.reason for link in links if link is not None}
+    assert reasons == {
+        "S000/o1, S001/o1, S002/o1, S003/o1, S004/o1 and 295 more view(s) all name B/i1, "
+        "which names none of them (yet)",
+        "S000/o1, S001/o1, S002/o1, S003/o1, S004/o1 and 295 more view(s) all name this view, "
+        "which names none of them (yet)",
+    }
+    # A rival that learns it does not fit (it now carries both references) drops out,
+    # and the next answer knows it.
+    store.apply_skimming(_session_message("S000", "o1", senderMessageId="elsewhere"))
+    link = store.link("B", "i1")
+    assert link is not None and "S001/o1, S002/o1" in link.reason and "S000/o1" not in link.reason
+
+
+def test_a_view_that_names_itself_says_so() -> None:
+    from acp_schema.transcripts.store import TranscriptStore
+
+    store = TranscriptStore("v2")
+    store.apply_skimming(
+        _session_message("A", "m1", recipientSessionId="A", recipientMessageId="m1")
+    )
+    link = store.link("A", "m1")
+    assert link is not None
+    assert (link.state, link.counterpart, link.reason) == (
+        "conflict",
+        None,
+        "the view names itself",
+    )
+    assert str(link) == "unlinked, conflict: the view names itself"
