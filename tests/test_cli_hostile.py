@@ -998,3 +998,25 @@ def test_a_view_that_names_itself_says_so() -> None:
         "the view names itself",
     )
     assert str(link) == "unlinked, conflict: the view names itself"
+
+
+# --- diff --fail-on breaking: a change that breaks only the wire ----------------------------
+
+
+def test_fail_on_breaking_counts_a_wire_only_break(tmp_path: Path) -> None:
+    # A method added to envelopes that have no extension member: old decoders cannot
+    # read the new params (wire), while the Python API only gains a class.
+    from .test_schema_diff import case_paths, changes
+
+    documents = [json.loads(Path(p).read_text()) for p in case_paths("method-added-to-envelopes")]
+    for document in documents:
+        document["$defs"]["ClientRequest"]["properties"]["params"]["anyOf"][0]["anyOf"].pop()
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(documents[0]))
+    new.write_text(json.dumps(documents[1]))
+    found = changes(*documents)
+    assert found and all(c.api == "compatible" for c in found)
+    assert any(c.old_reads_new == "breaking" for c in found)
+    assert main(["diff", str(old), str(new), "--fail-on", "api"]) == 0
+    assert main(["diff", str(old), str(new), "--fail-on", "wire"]) == 1
+    assert main(["diff", str(old), str(new), "--fail-on", "breaking"]) == 1
