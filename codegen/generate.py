@@ -471,7 +471,8 @@ def generate_many(
             for files, (_, out_dir) in zip(rendered, jobs, strict=True)
         ]
     )
-    for files, (schema, _) in zip(rendered, jobs, strict=True):
-        for problem in files.warnings if warned is not None else ():
-            warned(schema, problem)
+    if warned is not None:
+        for files, (schema, _) in zip(rendered, jobs, strict=True):
+            for problem in files.warnings:
+                warned(schema, problem)
     return [[out / f.name for f in files] for files, (_, out) in zip(rendered, jobs, strict=True)]

@@ -65,9 +65,9 @@ class OutDir:
     stale: tuple[str, ...]  # generated files (by their header) the new run does not write
 
 
-def _protected() -> tuple[list[tuple[Path, str]], set[Path]]:
+def _protected() -> tuple[list[tuple[Path, str]], dict[Path, Path]]:
     """Folders generate must not write into, each with what it is, and the bundled
-    version directories it may write."""
+    version directories it may write, each with the one schema it takes."""
     package = "the installed acp_schema package"
     roots: list[tuple[Path, str]] = [
         (bundled.schema_dir().resolve(), "the bundled schema folder"),
