@@ -1168,6 +1168,11 @@ class _Differ:
                 **_all_unknown(),
                 note=f"no rule for {keyword!r}: review it",
             )
+            if self.depth > 0:
+                # A scratch comparison (`reads`) keeps only the worst verdict, and this
+                # change is unknown all round: more of them add nothing but time (a schema
+                # with thousands of unknown keywords, compared with every variant).
+                return
 
 
 def _fold(changes: Iterable[Change]) -> tuple[Compat, Compat, Compat]:

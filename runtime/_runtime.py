@@ -9,6 +9,7 @@ pydantic-core and pays no Python call on the common path.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Hashable, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, get_args
@@ -94,20 +95,28 @@ class NotJsonError(TypeError):
 # Python types a free-form value parsed from JSON text can have. Infinity is allowed: the
 # text path reads an overflowing number (`1e400`) in a free-form value as infinity.
 _JSON_LEAVES = (str, int, float, type(None))
+# JSON text cannot carry one (pydantic-core refuses the escape), nor can UTF-8 output.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _json_value(value: Any) -> Any:
     """`value` itself if it is made of JSON values only (objects with string keys, arrays,
-    strings, numbers but NaN, booleans, null); else NotJsonError naming where.
+    strings without lone surrogates, numbers but NaN, booleans, null); else NotJsonError
+    naming where.
     Walked with a stack: depth costs no recursion."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, item = stack.pop()
-        if isinstance(item, dict):
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                raise NotJsonError(f"a lone surrogate is not JSON (at {where or '/'})")
+        elif isinstance(item, dict):
             for key, child in item.items():
                 if not isinstance(key, str):
                     kind = type(key).__name__
                     raise NotJsonError(f"a key of type {kind} is not JSON (at {where or '/'})")
+                if not key.isascii() and _SURROGATE.search(key):
+                    raise NotJsonError(f"a lone surrogate is not JSON (in a key at {where or '/'})")
                 stack.append((f"{where}/{key}", child))
         elif isinstance(item, list):
             stack.extend((f"{where}/{i}", child) for i, child in enumerate(item))
