@@ -26,6 +26,8 @@ from typing import BinaryIO
 
 from pathspec import GitIgnoreSpec
 
+from acp_schema.cli_common import interrupts_deferred
+
 # Never descended into, git or not.
 ALWAYS_SKIPPED = frozenset({".git", ".hg", ".svn", "__pycache__"})
 PYTHON_SUFFIXES = (".py",)
@@ -274,13 +276,21 @@ def write_all(writes: Sequence[Write]) -> dict[Path, str]:
     """
     prepared: list[_Prepared] = []
     try:
-        for write in writes:
-            prepared.append(_prepare(write))
-    except OSError as err:
+        try:
+            for write in writes:
+                prepared.append(_prepare(write))
+        except OSError as err:
+            return _all_failed(writes, writes[len(prepared)].path, _reason(err))
+        # Ctrl-C or SIGTERM waits for the renames: cut halfway, the run would have written
+        # some of its files and not others.
+        with interrupts_deferred():
+            return _commit_all(writes, prepared)
+    finally:  # what was not renamed into place, interrupted or not (no-op for the rest)
         for item in prepared:
             _discard(item)
-        failed = writes[len(prepared)].path
-        return _all_failed(writes, failed, _reason(err))
+
+
+def _commit_all(writes: Sequence[Write], prepared: list[_Prepared]) -> dict[Path, str]:
     done: list[_Prepared] = []
     for item in prepared:
         try:

@@ -1043,3 +1043,30 @@ def test_fail_on_breaking_counts_a_wire_only_break(tmp_path: Path) -> None:
     assert main(["diff", str(old), str(new), "--fail-on", "api"]) == 0
     assert main(["diff", str(old), str(new), "--fail-on", "wire"]) == 1
     assert main(["diff", str(old), str(new), "--fail-on", "breaking"]) == 1
+
+
+def test_an_interrupted_migrate_write_leaves_no_temporary_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ctrl-C (or SIGTERM, raised alike) while the new texts are staged: the staged
+    # temporary files go, the files keep their old bytes.
+    from acp_schema.migrations import files as files_module
+
+    paths = [tmp_path / f"{name}.py" for name in "abc"]
+    for path in paths:
+        path.write_bytes(b"old\n")
+    real = files_module._prepare
+    staged = 0
+
+    def interrupted(write: files_module.Write) -> object:
+        nonlocal staged
+        staged += 1
+        if staged == 3:
+            raise KeyboardInterrupt
+        return real(write)
+
+    monkeypatch.setattr(files_module, "_prepare", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files_module.write_all([files_module.Write(p, b"new\n", b"old\n") for p in paths])
+    assert sorted(tmp_path.iterdir()) == paths
+    assert all(p.read_bytes() == b"old\n" for p in paths)
