@@ -328,6 +328,6 @@ def _shown(path: Path) -> str:
     try:
         if Path(path).resolve().is_relative_to(Path.cwd().resolve()):
             return os.path.relpath(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop (3.10-3.12)
         pass
     return str(path)

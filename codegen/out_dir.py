@@ -87,7 +87,7 @@ def _protected() -> tuple[list[tuple[Path, str]], dict[Path, Path]]:
 def _check_location(path: Path, schema: Path | None) -> None:
     roots, allowed = _protected()
     if path in allowed:
-        if schema is None or Path(os.path.abspath(schema)).resolve() == allowed[path]:
+        if schema is None or Path(os.path.realpath(schema)) == allowed[path]:
             return
         raise OutDirError(
             f"{path} holds the bundled bindings, which only the bundled schema "
@@ -125,7 +125,7 @@ def inspect_out_dir(out: Path, writes: Iterable[str], schema: Path | None = None
     `schema` is the file the output is generated from: a bundled version directory takes
     the bundled schema of that version only (None: the caller checked that already).
     """
-    path = Path(os.path.abspath(out)).resolve()
+    path = Path(os.path.realpath(out))  # unlike Path.resolve, no RuntimeError on a loop
     writes = tuple(writes)
     _check_location(path, schema)
     if not path.exists():

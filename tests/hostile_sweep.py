@@ -208,7 +208,7 @@ def sweep_schemas(tally: Tally, root: Path, quick: bool) -> None:
         run(tally, ["check", "--schema", str(path), "--out", str(earlier)], label)
         slow = name.startswith(("property-", "definition-")) and quick
         if not slow:
-            out = root / "out" / name
+            out = root / "out" / name.strip("/").replace("/", "-")
             if run(tally, ["generate", "--schema", str(path), "--out", str(out)], label, out) == 0:
                 _import_generated(tally, out, label)
 
