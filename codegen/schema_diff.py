@@ -32,6 +32,7 @@ Description and title changes are kept apart and only reported on request.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -1152,7 +1153,11 @@ class _Differ:
     ) -> None:
         """Keywords without a rule of their own: reported, classified unknown."""
         ignored = _HANDLED | DOC_ONLY_KEYWORDS
-        for keyword in sorted(a.keys() | b.keys()):
+        # A scratch comparison (`reads`) keeps only the worst verdict, and each change
+        # here is unknown all round: it stops at the first, in any order (a schema with
+        # thousands of unknown keywords is compared with every variant of a union).
+        keywords = itertools.chain(a, (k for k in b if k not in a))
+        for keyword in keywords if self.depth > 0 else sorted(a.keys() | b.keys()):
             if keyword in ignored or keyword.startswith("x-"):
                 continue
             if keyword == "not" and skip_not:
@@ -1169,9 +1174,6 @@ class _Differ:
                 note=f"no rule for {keyword!r}: review it",
             )
             if self.depth > 0:
-                # A scratch comparison (`reads`) keeps only the worst verdict, and this
-                # change is unknown all round: more of them add nothing but time (a schema
-                # with thousands of unknown keywords, compared with every variant).
                 return
 
 
