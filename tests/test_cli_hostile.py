@@ -67,6 +67,9 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
     (root / "digits.json").write_text('{"$defs": {"A": {"maximum": ' + "9" * 5000 + "}}}")
     if hasattr(os, "mkfifo"):
         os.mkfifo(root / "fifo.json")  # no writer ever comes: reading it would block
+    (root / "badconfig").mkdir()
+    (root / "badconfig" / "pyproject.toml").write_bytes(b'[tool.acp-schema.migrate]\nx = "\xff"\n')
+    (root / "badconfig" / "a.py").write_text("x = 1\n")
     foreign = root / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("mine")
@@ -252,6 +255,10 @@ CASES = {
     # migrate: the path on stderr, the summary on stdout; exit 2
     "migrate-missing": Case("migrate {missing.py}", 2, "missing.py", "no such file", False),
     "migrate-device": Case("migrate /dev/null", 2, "/dev/null", "not a regular file", False),
+    "migrate-fifo": Case("migrate {fifo.json}", 2, "fifo.json", "not a regular file", False),
+    "migrate-config-not-utf8": Case(
+        "migrate {badconfig}/a.py", 2, "pyproject.toml", "cannot read: not UTF-8 text"
+    ),
     # transcript show: one line on stderr, exit 2
     "transcript-missing": Case(
         "transcript show {missing.jsonl}", 2, "missing.jsonl", "No such file"
