@@ -27,6 +27,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acp_schema._input import MAX_INPUT_BYTES
 from acp_schema._json_nesting import too_deep
 from acp_schema._runtime import MISSING
 from acp_schema.cli import main
@@ -67,6 +68,8 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
     (root / "digits.json").write_text('{"$defs": {"A": {"maximum": ' + "9" * 5000 + "}}}")
     if hasattr(os, "mkfifo"):
         os.mkfifo(root / "fifo.json")  # no writer ever comes: reading it would block
+    with (root / "huge.json").open("wb") as huge:  # sparse: no disk used, no byte read
+        huge.truncate(MAX_INPUT_BYTES + 1)
     (root / "badconfig").mkdir()
     (root / "badconfig" / "pyproject.toml").write_bytes(b'[tool.acp-schema.migrate]\nx = "\xff"\n')
     (root / "badconfig" / "a.py").write_text("x = 1\n")
@@ -122,6 +125,12 @@ CASES = {
     "schema-check-fifo": Case(
         "schema check {fifo.json}", 2, "fifo.json", "not a regular file (a named pipe)", False
     ),
+    "schema-check-huge": Case(
+        "schema check {huge.json}", 2, "huge.json", "larger than 64 MB", False
+    ),
+    "diff-huge": Case("diff v1 {huge.json}", 2, "huge.json", "larger than 64 MB"),
+    "generate-huge": Case("generate --schema {huge.json} --out {out}", 2, "huge.json", "64 MB"),
+    "migrate-huge": Case("migrate {huge.json}", 2, "huge.json", "larger than 64 MB", False),
     "schema-check-dev-zero": Case(
         "schema check /dev/zero", 2, "/dev/zero", "not a regular file (a character", False
     ),
