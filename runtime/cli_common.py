@@ -78,8 +78,8 @@ def ignore_interrupts() -> None:
 
 @contextmanager
 def interrupts_deferred() -> Iterator[None]:
-    """Hold Ctrl-C (and SIGTERM) until the block is done, then raise KeyboardInterrupt
-    (or `Terminated`).
+    """Hold Ctrl-C (and SIGTERM) until the block is done, then let the handler that was
+    in place act on it (KeyboardInterrupt, `Terminated`, or the default: the end).
 
     For the few renames that swap finished output into place: cut in the middle, they
     would leave neither the old output nor the new one. Signal handlers can only be set
@@ -99,10 +99,8 @@ def interrupts_deferred() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    if signal.SIGTERM in received and previous[signal.SIGTERM] is _raise_terminated:
-        raise Terminated
-    if received:
-        raise KeyboardInterrupt
+    for signum in dict.fromkeys(received):
+        signal.raise_signal(signum)
 
 
 _DEFERRED = (signal.SIGINT, signal.SIGTERM)
