@@ -99,8 +99,8 @@ def interrupts_deferred() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    for signum in dict.fromkeys(received):
-        signal.raise_signal(signum)
+    for held in dict.fromkeys(received):
+        signal.raise_signal(held)
 
 
 _DEFERRED = (signal.SIGINT, signal.SIGTERM)
