@@ -32,7 +32,6 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -40,7 +39,7 @@ from urllib.parse import unquote
 # if types-jsonschema gets installed later.
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
-from acp_schema._json_nesting import too_deep
+from acp_schema._input import InputError, decode_utf8, parse_json, read_bytes
 from acp_schema.cli_common import os_reason
 
 from .class_names import colliding
@@ -166,15 +165,6 @@ def _rebuild_schema_error(path: str, problems: tuple[Problem, ...], unusable: bo
 # --- reading -------------------------------------------------------------------------
 
 
-class _NonStandardConstant(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> Any:
-    # json accepts NaN/Infinity by default; they are not JSON and no schema needs them.
-    raise _NonStandardConstant(name)
-
-
 class _DuplicateKeys:
     """object_pairs_hook that remembers objects which had a key more than once."""
 
@@ -227,18 +217,12 @@ def _iter_json(node: object, pointer: str = "") -> Iterator[tuple[str, object]]:
             stack.extend((f"{ptr}/{i}", v) for i, v in enumerate(cur))
 
 
-def parse_schema_file(path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
-    """Parse the file (UTF-8, strict JSON, duplicate keys located as problems); raise
-    SchemaError(unusable=True) if there is nothing to check. The reading stage shared by
-    every command that takes a schema file."""
-    return parse_schema_bytes(read_schema_bytes(path), path)
-
-
 def read_schema_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The file's bytes; SchemaError(unusable=True) naming the reason if it cannot be read."""
+    """The bytes of the schema file, read once through the tools' one reader (regular
+    files only, bounded size); SchemaError(unusable=True) if it cannot be read."""
     try:
-        return Path(path).read_bytes()
-    except OSError as exc:
+        return read_bytes(path)
+    except (OSError, InputError) as exc:
         reason = os_reason(exc)
         raise SchemaError(
             path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
@@ -246,28 +230,25 @@ def read_schema_bytes(path: str | os.PathLike[str]) -> bytes:
 
 
 def parse_schema_bytes(raw: bytes, path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
-    """`parse_schema_file` on bytes already read (`loaded_schema.py` also digests them)."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        reason = f"not UTF-8 text (byte {exc.start}: {exc.reason})"
-        raise SchemaError(
-            path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
-        ) from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode read gives
-    deep = too_deep(text, MAX_JSON_DEPTH)
-    if deep is not None:
-        raise SchemaError(path, [Problem("", str(deep))], unusable=True)
+    """Parse the bytes read from *path* (UTF-8, strict JSON, duplicate keys located as
+    problems); raise SchemaError(unusable=True) if there is nothing to check
+    (`loaded_schema.py` also digests the bytes)."""
     duplicates = _DuplicateKeys()
     try:
-        doc = json.loads(text, object_pairs_hook=duplicates, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        message = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        raise SchemaError(path, [Problem("", message)], unusable=True) from None
-    except _NonStandardConstant as exc:
-        message = f"invalid JSON: {exc} is not a JSON value"
+        text = decode_utf8(raw).replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
+        doc = parse_json(text, max_depth=MAX_JSON_DEPTH, object_pairs_hook=duplicates)
+    except InputError as exc:
+        message = str(exc)
+        if message.startswith("not UTF-8"):
+            message = f"cannot read {path}: {message}"
         raise SchemaError(path, [Problem("", message)], unusable=True) from None
     return doc, duplicates.problems(doc)
+
+
+def parse_schema_file(path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
+    """Read and parse the file; raise SchemaError(unusable=True) if there is nothing to
+    check. The reading stage shared by every command that takes a schema file."""
+    return parse_schema_bytes(read_schema_bytes(path), path)
 
 
 # --- public entry points ---------------------------------------------------------------

@@ -93,6 +93,14 @@ def register(commands: Subparsers) -> None:
     scope.add_argument(
         "--no-gitignore", action="store_true", help="also migrate files .gitignore ignores"
     )
+    scope.add_argument(
+        "--max-file-size",
+        type=_size,
+        default=None,
+        metavar="SIZE",
+        help="leave larger files the rules may touch unchanged, with an error (bytes, or "
+        "with a K or M suffix; default 1M: parsing takes ~1000x the size in memory)",
+    )
     output = migrate.add_argument_group("output")
     output.add_argument(
         "--jobs", type=_positive, default=1, metavar="N", help="worker processes (default 1)"
@@ -104,6 +112,18 @@ def register(commands: Subparsers) -> None:
         "-q", "--quiet", action="store_true", help="print only problems and the summary"
     )
     migrate.set_defaults(func=migrate_command)
+
+
+def _size(text: str) -> int:
+    """A size in bytes: `300000`, `512K`, `4M`."""
+    scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:].upper(), 1)
+    try:
+        value = int(text[:-1] if scale > 1 else text) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 500000, 512K, 4M)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -125,7 +145,7 @@ def migrate_command(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     from .config import ConfigError, ConfigFinder
     from .files import Write, discover, excluded, write_all
-    from .runner import Options, run_all, write_order
+    from .runner import MAX_FILE_BYTES, Options, run_all, write_order
 
     # Everything that can make the run unusable is checked before any file is written.
     if args.json is not None and not args.json.parent.is_dir():
@@ -162,6 +182,7 @@ def migrate_command(args: argparse.Namespace) -> int:
                     ),
                     bindings=tuple(dict.fromkeys([*config.bindings, *args.bindings])),
                     todo_comments=args.todo_comments or config.todo_comments,
+                    max_file_bytes=args.max_file_size or MAX_FILE_BYTES,
                 )
             options[path] = by_config[config]
         if not files:  # still check the command line's rules
@@ -173,7 +194,9 @@ def migrate_command(args: argparse.Namespace) -> int:
     # With --diff the diffs own stdout; everything else goes to stderr.
     out = sys.stderr if args.diff else sys.stdout
     for missing in found.missing:
-        why = "not a regular file or directory" if missing.exists() else "no such file or directory"
+        why = found.why.get(missing) or (
+            "not a regular file or directory" if missing.exists() else "no such file or directory"
+        )
         print(f"{missing}: {why}", file=sys.stderr)
 
     started = time.perf_counter()

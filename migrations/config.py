@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from acp_schema._input import InputError, decode_utf8, read_bytes
+from acp_schema.cli_common import os_reason
+
 KEYS = ("bindings", "exclude", "select", "disable", "todo-comments")
 
 
@@ -71,11 +74,10 @@ def read_config(path: Path) -> Config | None:
             import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
         except ModuleNotFoundError:
             return None
-    try:
-        with path.open("rb") as stream:
-            data = tomllib.load(stream)
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot read: {err.strerror}") from None
+    try:  # the tools' one reader: a pyproject.toml that is a named pipe does not block
+        data = tomllib.loads(decode_utf8(read_bytes(path)))
+    except (OSError, InputError) as err:
+        raise ConfigError(f"{path}: cannot read: {os_reason(err)}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
     tool = data.get("tool", {})

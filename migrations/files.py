@@ -10,6 +10,8 @@ not; `--exclude` applies to all.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fnmatch
 import itertools
 import os
@@ -20,8 +22,11 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from pathspec import GitIgnoreSpec
+
+from acp_schema.cli_common import interrupts_deferred
 
 # Never descended into, git or not.
 ALWAYS_SKIPPED = frozenset({".git", ".hg", ".svn", "__pycache__"})
@@ -38,8 +43,15 @@ class FileChangedError(OSError):
 @dataclass
 class Discovery:
     files: list[Path] = field(default_factory=list)
-    missing: list[Path] = field(default_factory=list)
+    missing: list[Path] = field(default_factory=list)  # not found, or not listable: see why
     used_git: bool = False
+    why: dict[Path, str] = field(default_factory=dict)  # a reason for some of `missing`
+
+    def unusable(self, path: Path, err: OSError) -> None:
+        """A path the walk could not look at (a symlink loop, no permission): reported
+        on its own while the rest of the run goes on."""
+        self.missing.append(path)
+        self.why[path] = (err.strerror or str(err)).lower()
 
 
 def discover(
@@ -50,19 +62,28 @@ def discover(
     seen: set[Path] = set()
 
     def add(path: Path, root: Path) -> None:
-        resolved = path.resolve()
+        resolved = Path(os.path.realpath(path))  # never raises, loops included
         if resolved in seen or excluded(path, root, excludes):
             return
         seen.add(resolved)
         found.files.append(path)
 
     for path in paths:
-        if path.is_file():
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            found.missing.append(path)
+            continue
+        except OSError as err:  # ELOOP, EACCES on a parent, ...
+            found.unusable(path, err)
+            continue
+        if stat.S_ISREG(mode):
             add(path, path.parent)
-        elif path.is_dir():
+        elif stat.S_ISDIR(mode):
             listed = _git_files(path) if gitignore else None
             found.used_git = found.used_git or listed is not None
-            for file in listed if listed is not None else _walk(path, gitignore):
+            walked = listed if listed is not None else _walk(path, gitignore, found)
+            for file in walked:
                 if file.suffix in PYTHON_SUFFIXES and not _in_skipped_dir(file, path):
                     add(file, path)
         else:
@@ -163,7 +184,7 @@ class GitignoreMatcher:
         return False
 
 
-def _walk(directory: Path, gitignore: bool) -> Iterator[Path]:
+def _walk(directory: Path, gitignore: bool, found: Discovery) -> Iterator[Path]:
     matcher = GitignoreMatcher()
     if gitignore:
         # The .gitignore files above `directory` apply too, and may ignore it entirely;
@@ -177,15 +198,20 @@ def _walk(directory: Path, gitignore: bool) -> Iterator[Path]:
             matcher = matcher.extended(parent)
             if matcher.ignored(child, is_dir=True):
                 return
-    yield from _walk_dir(directory, matcher, gitignore)
+    yield from _walk_dir(directory, matcher, gitignore, found)
 
 
-def _walk_dir(directory: Path, matcher: GitignoreMatcher, gitignore: bool) -> Iterator[Path]:
+def _walk_dir(
+    directory: Path, matcher: GitignoreMatcher, gitignore: bool, found: Discovery
+) -> Iterator[Path]:
+    """Regular files below `directory`; symlinked directories are not entered (no loops),
+    a symlinked file is taken. What cannot be looked at is noted in `found`."""
     if gitignore:
         matcher = matcher.extended(directory)
     try:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
+    except OSError as err:
+        found.unusable(directory, err)
         return
     for entry in entries:
         path = Path(entry.path)
@@ -194,8 +220,15 @@ def _walk_dir(directory: Path, matcher: GitignoreMatcher, gitignore: bool) -> It
             continue
         if is_dir:
             if entry.name not in ALWAYS_SKIPPED:
-                yield from _walk_dir(path, matcher, gitignore)
-        elif entry.is_file():
+                yield from _walk_dir(path, matcher, gitignore, found)
+            continue
+        try:
+            is_file = entry.is_file()
+        except OSError as err:  # a symlink loop
+            if path.suffix in PYTHON_SUFFIXES:
+                found.unusable(path, err)
+            continue
+        if is_file:
             yield path
 
 
@@ -243,13 +276,21 @@ def write_all(writes: Sequence[Write]) -> dict[Path, str]:
     """
     prepared: list[_Prepared] = []
     try:
-        for write in writes:
-            prepared.append(_prepare(write))
-    except OSError as err:
+        try:
+            for write in writes:
+                prepared.append(_prepare(write))
+        except OSError as err:
+            return _all_failed(writes, writes[len(prepared)].path, _reason(err))
+        # Ctrl-C or SIGTERM waits for the renames: cut halfway, the run would have written
+        # some of its files and not others.
+        with interrupts_deferred():
+            return _commit_all(writes, prepared)
+    finally:  # what was not renamed into place, interrupted or not (no-op for the rest)
         for item in prepared:
             _discard(item)
-        failed = writes[len(prepared)].path
-        return _all_failed(writes, failed, _reason(err))
+
+
+def _commit_all(writes: Sequence[Write], prepared: list[_Prepared]) -> dict[Path, str]:
     done: list[_Prepared] = []
     for item in prepared:
         try:
@@ -341,11 +382,58 @@ def _commit(item: _Prepared, data: bytes) -> None:
     if item.temporary is not None:
         os.replace(item.temporary, item.target)
         return
-    with item.target.open("r+b") as stream:
-        stream.write(data)
-        stream.truncate()
-        stream.flush()
-        os.fsync(stream.fileno())
+    _write_in_place(item.target, data)
+
+
+def _write_in_place(target: Path, data: bytes) -> None:
+    """Overwrite the file through its own inode (hard links and owner kept), leaving its
+    old bytes or the new ones: the blocks the new text needs are reserved first, so a
+    full disk stops the write before the first byte of the file changes, and a write
+    that still fails puts the old bytes back."""
+    with target.open("r+b") as stream:
+        fd = stream.fileno()
+        old_size = os.fstat(fd).st_size
+        _reserve(target, fd, len(data), old_size)
+        old = os.pread(fd, old_size, 0) if old_size else b""
+        try:
+            _overwrite(stream, data)
+        except OSError:
+            with contextlib.suppress(OSError):  # the reserved blocks hold the old bytes too
+                _overwrite(stream, old)
+            raise
+
+
+def _overwrite(stream: BinaryIO, data: bytes) -> None:
+    stream.seek(0)
+    stream.write(data)
+    stream.truncate()
+    stream.flush()
+    os.fsync(stream.fileno())
+
+
+def _reserve(target: Path, fd: int, size: int, old_size: int) -> None:
+    """Make sure the disk holds `size` bytes for the file before it is touched (OSError,
+    ENOSPC most likely, if not). Without fallocate (some file systems, not POSIX
+    everywhere), a scratch file of the extra size in the same directory proves the room."""
+    if size <= old_size:
+        return  # its own blocks hold the new text
+    try:
+        os.posix_fallocate(fd, 0, size)
+        return
+    except OSError as err:
+        os.ftruncate(fd, old_size)  # a failed allocation must not leave the file longer
+        if err.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+            raise
+    except AttributeError:  # no posix_fallocate on this platform
+        pass
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".room")
+    try:
+        with os.fdopen(handle, "wb") as scratch:
+            scratch.write(bytes(size - old_size))
+            scratch.flush()
+            os.fsync(scratch.fileno())
+    finally:
+        os.unlink(name)
 
 
 def _discard(item: _Prepared) -> None:

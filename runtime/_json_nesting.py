@@ -13,8 +13,10 @@ from dataclasses import dataclass
 
 # A JSON string (escapes included) or a bracket. Strings are matched whole so the brackets
 # inside them are skipped; on invalid JSON the count can only be off after the first error,
-# where the parser stops anyway.
-_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+# where the parser stops anyway. The closing quote is optional: a string that never closes
+# runs to the end of the text in one match, where a required quote would make the engine
+# retry from every later quote (quadratic on a text of escaped quotes).
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ pydantic-core and pays no Python call on the common path.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Hashable, Mapping
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, get_args
 
 from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema
@@ -85,6 +86,113 @@ def _too_deep(error: ValidationError) -> bool:
     )
 
 
+class NotJsonError(TypeError):
+    """A free-form value given from Python (`model_validate(dict)`, the constructor) that
+    JSON text cannot hold. Not a ValueError, so that pydantic-core lets it through: no
+    union tries another variant and no default-on-error reads it as omitted; the whole
+    input is refused, as JSON text spelling `NaN` is. `AcpModel`'s entry points turn it
+    into a `json_invalid` ValidationError (a TypeAdapter of a union raises it as it is)."""
+
+
+# Python types a free-form value parsed from JSON text can have. Infinity is allowed: the
+# text path reads an overflowing number (`1e400`) in a free-form value as infinity.
+_JSON_LEAVES = (str, int, float, type(None))
+# JSON text cannot carry one (pydantic-core refuses the escape), nor can UTF-8 output.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_value(value: Any) -> Any:
+    """`value` itself if it is made of JSON values only (objects with string keys, arrays,
+    strings without lone surrogates, numbers but NaN, booleans, null); else NotJsonError
+    naming where.
+    Walked with a stack: depth costs no recursion."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                raise NotJsonError(f"a lone surrogate is not JSON (at {where or '/'})")
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    kind = type(key).__name__
+                    raise NotJsonError(f"a key of type {kind} is not JSON (at {where or '/'})")
+                if not key.isascii() and _SURROGATE.search(key):
+                    raise NotJsonError(f"a lone surrogate is not JSON (in a key at {where or '/'})")
+                stack.append((f"{where}/{key}", child))
+        elif isinstance(item, list):
+            stack.extend((f"{where}/{i}", child) for i, child in enumerate(item))
+        elif not isinstance(item, _JSON_LEAVES) or item != item:  # NaN is not equal to itself
+            kind = "NaN" if isinstance(item, float) else f"a value of type {type(item).__name__}"
+            raise NotJsonError(f"{kind} is not JSON (at {where or '/'})")
+    return value
+
+
+# The free-form value of a Python-mode validation; JSON text is JSON already (no cost there).
+_FREE_FORM = core_schema.json_or_python_schema(
+    json_schema=core_schema.any_schema(),
+    python_schema=core_schema.no_info_plain_validator_function(_json_value),
+    metadata={"acp_json_value": True},
+)
+
+
+def _with_json_values(node: Any) -> Any:
+    """A core schema whose free-form (`any`) values, unknown keys included, take JSON values
+    only from Python. Nested models are left as built (their own hook did them)."""
+    if isinstance(node, list):
+        return [_with_json_values(item) for item in node]
+    if not isinstance(node, dict) or (node.get("metadata") or {}).get("acp_json_value"):
+        return node
+    kind = _kind(node)
+    if kind == "any":
+        return _FREE_FORM
+    if kind in _OPAQUE:
+        return node
+    if kind == "default" and node.get("on_error") == "default" and _free_form_inside(node):
+        # Default-on-error would read a value JSON cannot hold as "omitted"; JSON text
+        # cannot spell one at all, so it is checked before, outside the fallback.
+        return core_schema.json_or_python_schema(
+            json_schema=node,
+            python_schema=core_schema.chain_schema(
+                [core_schema.no_info_plain_validator_function(_json_value), node]
+            ),
+            metadata={"acp_json_value": True},
+        )
+    out = {
+        key: value if key in _NOT_VALIDATION else _with_json_values(value)
+        for key, value in node.items()
+    }
+    if kind == "model-fields" and "extras_schema" not in out:
+        out["extras_schema"] = _FREE_FORM
+    return out
+
+
+# Keys of a core schema node that hold no validation schema.
+_NOT_VALIDATION = frozenset({"metadata", "serialization"})
+
+
+def _kind(node: dict[str, Any]) -> str | None:
+    """A core schema node's type; None for a mapping of names (a field named `type`)."""
+    kind = node.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def _free_form_inside(node: Any) -> bool:
+    """Whether a schema holds an `any` node (and no model, whose input may be an instance)."""
+    stack = [node]
+    found = False
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            if _kind(item) in _OPAQUE:
+                return False
+            found = found or _kind(item) == "any"
+            stack.extend(v for k, v in item.items() if k not in _NOT_VALIDATION)
+    return found
+
+
 class AcpModel(BaseModel):
     """Base of every generated model.
 
@@ -114,6 +222,17 @@ class AcpModel(BaseModel):
     __acp_ignored_keys__: ClassVar[frozenset[str]] = frozenset()
     __acp_removed_names__: ClassVar[frozenset[str]] = frozenset()
 
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        # Free-form values (`_meta`, unknown keys) from Python are JSON values, as those
+        # parsed from JSON text are: no NaN, bytes, sets or arbitrary objects.
+        schema: Any = handler(source)
+        if schema.get("type") == "model":  # its fields; nested models did their own
+            schema = {**schema, "schema": _with_json_values(schema["schema"])}
+        return cast("core_schema.CoreSchema", schema)
+
     def __init__(self, /, **data: Any) -> None:
         # The constructor is the Python API: snake_case names as well as wire names.
         removed = self.__acp_removed_names__.intersection(data)
@@ -128,6 +247,8 @@ class AcpModel(BaseModel):
             self.__pydantic_validator__.validate_python(
                 data, self_instance=self, by_alias=True, by_name=True
             )
+        except NotJsonError as error:
+            raise _json_error(type(self).__name__, data, str(error)) from None
         except ValidationError as error:
             raise readable(error) from None
 
@@ -190,9 +311,13 @@ class AcpModel(BaseModel):
 
         @classmethod
         def model_validate(cls, obj, **options):
-            # One error per real problem, located by wire names (see `_errors`).
+            # One error per real problem, located by wire names (see `_errors`); a
+            # free-form value JSON cannot hold is a `json_invalid` error of the whole
+            # input, as `NaN` in JSON text is.
             try:
                 return super().model_validate(obj, **options)
+            except NotJsonError as error:
+                raise _json_error(cls.__name__, obj, str(error)) from None
             except ValidationError as error:
                 raise readable(error) from None
 

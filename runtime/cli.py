@@ -26,10 +26,13 @@ from .cli_common import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     EXIT_UNUSABLE,
     Handler,
+    Terminated,
     install_hint,
     os_reason,
+    terminate_like_interrupt,
     usage_handler,
 )
 
@@ -81,6 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _run(argv, where)
         sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
         return code
+    except Terminated:
+        _error(where, "terminated")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         _error(where, "interrupted")
         return EXIT_INTERRUPTED
@@ -166,4 +172,5 @@ def _buffered_stdout() -> None:
 def console_main() -> None:
     """Entry point of the `acp-schema` console script and `python -m acp_schema`."""
     _buffered_stdout()
+    terminate_like_interrupt()
     raise SystemExit(main())

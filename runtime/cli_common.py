@@ -24,6 +24,7 @@ EXIT_PROBLEMS = 1  # drift, schema problems, pending migrations, bad log lines
 EXIT_UNUSABLE = 2  # unusable input; also argparse's code for a bad command line
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT (128 + 2)
 EXIT_BROKEN_PIPE = 141  # the reader of our output went away, as shells report SIGPIPE (128 + 13)
+EXIT_TERMINATED = 143  # SIGTERM, as shells report it (128 + 15)
 
 Handler = Callable[[argparse.Namespace], int]
 if TYPE_CHECKING:
@@ -66,6 +67,22 @@ def usage_handler(parser: argparse.ArgumentParser) -> Handler:
     return handler
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that the same `finally` blocks and context managers
+    (temporary directories, a datamodel-codegen child, half-written temp files) clean up."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
+def terminate_like_interrupt() -> None:
+    """Make SIGTERM raise `Terminated` in this process (the console script's, not a
+    library caller's: it is set from `console_main` only)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _raise_terminated)
+
+
 def ignore_interrupts() -> None:
     """Initializer of worker processes: Ctrl-C reaches the whole process group, and only
     the parent reports it (once); a worker that raised KeyboardInterrupt would print its
@@ -75,7 +92,8 @@ def ignore_interrupts() -> None:
 
 @contextmanager
 def interrupts_deferred() -> Iterator[None]:
-    """Hold Ctrl-C until the block is done, then raise KeyboardInterrupt.
+    """Hold Ctrl-C (and SIGTERM) until the block is done, then let the handler that was
+    in place act on it (KeyboardInterrupt, `Terminated`, or the default: the end).
 
     For the few renames that swap finished output into place: cut in the middle, they
     would leave neither the old output nor the new one. Signal handlers can only be set
@@ -89,10 +107,14 @@ def interrupts_deferred() -> Iterator[None]:
     def remember(signum: int, frame: FrameType | None) -> None:
         received.append(signum)
 
-    previous = signal.signal(signal.SIGINT, remember)
+    previous = {signum: signal.signal(signum, remember) for signum in _DEFERRED}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-    if received:
-        raise KeyboardInterrupt
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    for held in dict.fromkeys(received):
+        signal.raise_signal(held)
+
+
+_DEFERRED = (signal.SIGINT, signal.SIGTERM)

@@ -3,6 +3,7 @@ is read once and the method roles are derived once, whatever stage needs them.""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -19,10 +20,10 @@ pytest.importorskip("datamodel_code_generator", reason="generate needs the codeg
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Counts method-role derivations ("roles") and reads of each file, by path."""
+    """Counts method-role derivations ("roles") and reads (opens) of each file, by path."""
     counts: Counter[str] = Counter()
     derive = method_roles._Reader.read
-    read_bytes, read_text = Path.read_bytes, Path.read_text
+    read_bytes, read_text, os_open = Path.read_bytes, Path.read_text, os.open
 
     def counting_derive(self: method_roles._Reader) -> method_roles.MethodRoles:
         counts["roles"] += 1
@@ -36,7 +37,12 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         counts[str(self)] += 1
         return read_text(self, *args, **kwargs)  # type: ignore[arg-type]
 
+    def counting_open(path: str | os.PathLike[str], *args: object, **kwargs: object) -> int:
+        counts[os.fspath(path)] += 1  # the tools' one reader (acp_schema._input) opens so
+        return os_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
     monkeypatch.setattr(method_roles._Reader, "read", counting_derive)
+    monkeypatch.setattr(os, "open", counting_open)
     monkeypatch.setattr(Path, "read_bytes", counting_bytes)
     monkeypatch.setattr(Path, "read_text", counting_text)
     return counts

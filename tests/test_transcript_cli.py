@@ -213,12 +213,12 @@ def test_output_streams_before_the_log_ends(
     stdout = io.StringIO()
     log = SlowLog(lines, stdout)
     monkeypatch.setattr(sys, "stdout", stdout)
-    real_open = Path.open
+    real_open = cli.open_lines
 
-    def fake_open(self: Path, *args: Any, **kwargs: Any) -> Any:
-        return log if self.name == "slow.jsonl" else real_open(self, *args, **kwargs)
+    def fake_open(path: Path) -> Any:
+        return log if Path(path).name == "slow.jsonl" else real_open(path)
 
-    monkeypatch.setattr(Path, "open", fake_open)
+    monkeypatch.setattr(cli, "open_lines", fake_open)
     assert main(["transcript", "show", "slow.jsonl", *(["--json"] if as_json else [])]) == 0
     # Nothing before the first message is complete; A/o1 as soon as A moves on to o2.
     assert log.printed_before_line[:2] == ["", ""]

@@ -34,6 +34,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint, os_reason
 
 from .. import bundled
@@ -130,8 +131,8 @@ def check_target(target: Target, *, full: bool = False, generator: str | None) -
     """Compare one target; `generator` is the installed datamodel-code-generator version."""
     report = TargetReport(target)
     try:
-        raw = target.schema.read_bytes()
-    except OSError as exc:
+        raw = read_bytes(target.schema)
+    except (OSError, InputError) as exc:
         report.unusable.append(f"{_shown(target.schema)}: cannot read the schema: {os_reason(exc)}")
         return report
     blocking = next((p for p in (target.out, *target.out.parents) if p.exists()), None)
@@ -330,6 +331,6 @@ def _shown(path: Path) -> str:
     try:
         if Path(path).resolve().is_relative_to(Path.cwd().resolve()):
             return os.path.relpath(path)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop (3.10-3.12)
         pass
     return str(path)

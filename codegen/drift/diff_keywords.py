@@ -3,6 +3,7 @@ keywords and method routing, defaults and `deprecated`, and keywords without a r
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -166,7 +167,11 @@ class KeywordRules:
     def others(self, a: Mapping[str, Any], b: Mapping[str, Any], at: At, *, skip_not: bool) -> None:
         """Keywords without a rule of their own: reported, classified unknown."""
         ignored = _HANDLED | DOC_ONLY_KEYWORDS
-        for keyword in sorted(a.keys() | b.keys()):
+        # A scratch comparison (`reads`) keeps only the worst verdict, and each change
+        # here is unknown all round: it stops at the first, in any order (a schema with
+        # thousands of unknown keywords is compared with every variant of a union).
+        keywords = itertools.chain(a, (k for k in b if k not in a))
+        for keyword in keywords if self.depth > 0 else sorted(a.keys() | b.keys()):
             if keyword in ignored or keyword.startswith("x-"):
                 continue
             if keyword == "not" and skip_not:
@@ -182,6 +187,8 @@ class KeywordRules:
                 **all_unknown(),
                 note=f"no rule for {keyword!r}: review it",
             )
+            if self.depth > 0:
+                return
 
 
 def _default_verdict(a: Mapping[str, Any], b: Mapping[str, Any], at: At) -> dict[str, Any]:

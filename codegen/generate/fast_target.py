@@ -93,6 +93,14 @@ class _Plan:
     tags: dict[type[AcpModel], _Tag] = field(default_factory=dict)
 
 
+def _wire_name(name: str) -> str:
+    """A wire key msgspec can rename a field to (or tag by): it refuses backslashes,
+    double quotes and control characters. A model with such a key has no Struct form."""
+    if any(char in '"\\' or ord(char) < 0x20 for char in name):
+        raise _No(f"wire key {name!r}")
+    return name
+
+
 def _identifier(name: str) -> str:
     if not name.isidentifier() or keyword.iskeyword(name):
         raise RuntimeError(f"{name!r} is not a Python identifier")
@@ -391,7 +399,7 @@ def _class_source(model: type[AcpModel], plan: _Plan) -> str:
     # kw_only is per class in msgspec (not inherited): fields keep the model's order,
     # required or not.
     options = ", kw_only=True"
-    options += f", tag_field={tag.wire_key!r}, tag={tag.value!r}" if tag else ""
+    options += f", tag_field={_wire_name(tag.wire_key)!r}, tag={tag.value!r}" if tag else ""
     name = _identifier(model.__name__)
     lines = [
         f"class {name}(_fast.FastStruct[{'_m_' + name!r}]{options}):",
@@ -412,7 +420,7 @@ def _class_source(model: type[AcpModel], plan: _Plan) -> str:
             raise _No("split aliases")
         code = translate.field_type(info.annotation, list(info.metadata)).code
         default = _default(info)
-        wire = info.alias or python_name
+        wire = _wire_name(info.alias or python_name)
         keywords = [] if wire == python_name else [f"name={wire!r}"]
         keywords += [default] if default else []
         if default and keywords == [default] and default.startswith("default="):

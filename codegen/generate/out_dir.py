@@ -5,7 +5,8 @@ output directory is inspected:
 
 * it must not lie inside the installed `acp_schema` package or the bundled schema folder,
   nor hold them; the bundled version directories (`acp_schema.v1`, `.v2`), which the plain
-  `acp-schema generate` writes, are the one exception;
+  `acp-schema generate` writes, are the one exception, and only for the bundled schema of
+  that version (another schema must not overwrite the bundled bindings);
 * it must be a directory, or not exist yet;
 * every entry already in it must be a file an earlier `generate` wrote (a Python file
   carrying the generator header that `package_files.parse_header` reads, or an empty `py.typed`),
@@ -67,9 +68,9 @@ class OutDir:
     stale: tuple[str, ...]  # generated files (by their header) the new run does not write
 
 
-def _protected() -> tuple[list[tuple[Path, str]], set[Path]]:
+def _protected() -> tuple[list[tuple[Path, str]], dict[Path, Path]]:
     """Folders generate must not write into, each with what it is, and the bundled
-    version directories it may write."""
+    version directories it may write, each with the one schema it takes."""
     package = "the installed acp_schema package"
     roots: list[tuple[Path, str]] = [
         (bundled.schema_dir().resolve(), "the bundled schema folder"),
@@ -79,14 +80,23 @@ def _protected() -> tuple[list[tuple[Path, str]], set[Path]]:
         spec = util.find_spec(name)
         for location in (spec and spec.submodule_search_locations) or ():
             roots.append((Path(location).resolve(), package))
-    allowed = {bundled.default_output(v).resolve() for v in bundled.VERSIONS}
+    allowed = {
+        bundled.default_output(v).resolve(): bundled.bundled_schema(v).resolve()
+        for v in bundled.VERSIONS
+    }
     return roots, allowed
 
 
-def _check_location(path: Path) -> None:
+def _check_location(path: Path, schema: Path | None) -> None:
     roots, allowed = _protected()
     if path in allowed:
-        return
+        if schema is None or Path(os.path.realpath(schema)) == allowed[path]:
+            return
+        raise OutDirError(
+            f"{path} holds the bundled bindings, which only the bundled schema "
+            f"({allowed[path]}) generates (`acp-schema generate v1 v2`); nothing was "
+            "changed. Choose a directory of your own"
+        )
     for root, what in roots:
         if path == root or path.is_relative_to(root):
             raise OutDirError(
@@ -111,12 +121,16 @@ def _written_by_generate(entry: Path) -> bool:
     return parse_header(start) is not None
 
 
-def inspect_out_dir(out: Path, writes: Iterable[str]) -> OutDir:
+def inspect_out_dir(out: Path, writes: Iterable[str], schema: Path | None = None) -> OutDir:
     """The output directory `out`, checked as the module docstring says; OutDirError if
-    generate must not write there. OSError if it cannot be read."""
-    path = Path(os.path.abspath(out)).resolve()
+    generate must not write there. OSError if it cannot be read.
+
+    `schema` is the file the output is generated from: a bundled version directory takes
+    the bundled schema of that version only (None: the caller checked that already).
+    """
+    path = Path(os.path.realpath(out))  # unlike Path.resolve, no RuntimeError on a loop
     writes = tuple(writes)
-    _check_location(path)
+    _check_location(path, schema)
     if not path.exists():
         existing = next(p for p in path.parents if p.exists())
         if not existing.is_dir():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import keyword
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -358,13 +359,70 @@ def render(
     methods = ruff_format(_methods_module(roles, file_header, classes), "methods.py")
     fast = ruff_format(fast_module(models, file_header), "fast.py")
     facade = ruff_format(_facade_module(defined, file_header), "__init__.py")
-    return [
+    rendered = [
         GeneratedFile("__init__.py", seal(facade)),
         GeneratedFile(f"{MODELS_MODULE}.py", seal(models)),
         GeneratedFile("methods.py", seal(methods)),
         GeneratedFile("fast.py", seal(fast)),
         GeneratedFile("py.typed", ""),
     ]
+    if _unusual_names(schema):
+        _check_imports(rendered)
+    return rendered
+
+
+# Names that reach the generated code as plain identifiers or simple literals: any other
+# name goes through escaping (`repr`), the class-name rule or msgspec's field renames.
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_$.-]*")
+
+
+def _unusual_names(schema: dict[str, Any]) -> bool:
+    """Whether a definition or property name of the schema is not a plain name."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in ("$defs", "definitions", "properties"):
+                names = node.get(key)
+                if isinstance(names, dict) and not all(
+                    _PLAIN_NAME.fullmatch(name) for name in names
+                ):
+                    return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+_SELF_CHECK = f"""
+import importlib, sys
+sys.path.insert(0, sys.argv[1])
+from acp_schema._runtime import AcpModel
+for module in ("pkg", "pkg.fast", "pkg.methods"):
+    importlib.import_module(module)
+models = importlib.import_module("pkg.{MODELS_MODULE}")
+for value in vars(models).values():
+    if isinstance(value, type) and issubclass(value, AcpModel):
+        if value.__module__ == models.__name__:
+            value.model_rebuild(force=True)
+"""
+
+
+def _check_imports(files: Iterable[GeneratedFile]) -> None:
+    """Import the package, every model built, in a fresh interpreter, before anything is
+    written: for a schema with unusual names, what no check of the source text can show
+    (a name msgspec or pydantic refuses only when the class is made)."""
+    with tempfile.TemporaryDirectory(prefix="acp-schema-check-") as tmp:
+        package = Path(tmp) / "pkg"
+        package.mkdir()
+        for file in files:
+            (package / file.name).write_text(file.text, encoding="utf-8")
+        command = [sys.executable, "-c", _SELF_CHECK, tmp]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"the generated package does not import ({done.returncode}):\n{done.stderr}"
+        )
 
 
 def write_files(files: list[GeneratedFile], out_dir: Path) -> None:
@@ -403,7 +461,7 @@ def generate(
 def _generate_one(
     schema_path: Path, out_dir: Path, command: str = BUNDLED_COMMAND, progress: bool = False
 ) -> Generated:
-    inspect_out_dir(out_dir, GENERATED_FILES)  # refuse before the seconds of rendering
+    inspect_out_dir(out_dir, GENERATED_FILES, schema_path)  # refuse before rendering
     files, warnings = _rendered(schema_path, command, progress)
     _stage(schema_path, f"writing {out_dir}", progress)
     write_files(files, out_dir)
@@ -419,10 +477,10 @@ def generate_many(
     subprocess, so one process per job is what makes two versions cost about one.
     Nothing is written unless every job rendered. `command` and `progress`: as for `render`.
     """
+    for schema, out_dir in jobs:
+        inspect_out_dir(out_dir, GENERATED_FILES, schema)  # refuse before rendering
     if len(jobs) == 1:
         return [_generate_one(*jobs[0], command, progress)]
-    for _, out_dir in jobs:
-        inspect_out_dir(out_dir, GENERATED_FILES)
     workers = min(len(jobs), os.cpu_count() or 1)
     schemas = [schema for schema, _ in jobs]
     with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:

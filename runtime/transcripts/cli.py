@@ -16,9 +16,12 @@ import json
 import math
 import re
 import sys
+from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
+from acp_schema._input import open_lines
 from acp_schema.cli_common import (
     EXIT_OK,
     EXIT_PROBLEMS,
@@ -71,7 +74,7 @@ def _show(args: argparse.Namespace) -> int:
 
     path: Path = args.log
     try:
-        log = path.open("rb")
+        log = open_lines(path)
     except OSError as error:
         return _unreadable(path, error)
     store = TranscriptStore(args.protocol_version)
@@ -348,10 +351,36 @@ def message_fields(entry: MessageEntry) -> dict[str, Any]:
         "senderMessageId": entry.sender_message_id,
         "recipientMessageId": entry.recipient_message_id,
         "text": content_text(entry.content),
-        "content": [wire_form(block) for block in entry.content],
+        "content": [_wire(block, wire_form) for block in entry.content],
         "_meta": entry.meta,
         "chunks": [{"_meta": chunk.meta} for chunk in entry.chunks],
     }
+
+
+def _wire(block: Any, wire_form: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """`wire_form(block)`; for a model whose free-form values (`_meta`, unknown keys) nest
+    deeper than pydantic's JSON-mode serializer goes (it stops near 255 levels, while the
+    models decode what Python's `json` can parse), the Python-mode dump with its enums
+    written as their values: the same JSON."""
+    try:
+        return wire_form(block)
+    except ValueError:  # "Maximum serialization depth exceeded"
+        from pydantic import BaseModel
+
+        if not isinstance(block, BaseModel):
+            raise
+        return cast("dict[str, Any]", _enum_values(block.model_dump()))
+
+
+def _enum_values(value: Any) -> Any:
+    """`value` with each Enum member replaced by its value (Python-mode dumps keep them)."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {key: _enum_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_enum_values(item) for item in value]
+    return value
 
 
 def link_fields(link: Link) -> dict[str, Any]:

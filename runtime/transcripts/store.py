@@ -22,6 +22,7 @@ differs (the rule: `MessageEntry`; docs/session-messages.md, "Decoded types").
 
 from __future__ import annotations
 
+import heapq
 import importlib
 import json
 from collections.abc import Callable, Iterator
@@ -527,6 +528,11 @@ class TranscriptStore:
         # make a conflict, in `_more_claims`. Almost every address has one claimant.
         self._claims: dict[tuple[str, str], MessageEntry] = {}
         self._more_claims: dict[tuple[str, str], list[MessageEntry]] = {}
+        # For a contested address (in `_more_claims`): which claimants fit the view there,
+        # worked out once per change of those views, so that asking for each rival's
+        # link does not walk every other rival again (`_rivals`).
+        self._rivals: dict[tuple[str, str], _Rivals] = {}
+        self._rivals_changed: dict[tuple[str, str], int] = {}  # claimant learned facts
 
     # --- applying updates ---
 
@@ -704,6 +710,9 @@ class TranscriptStore:
         O's `recipientMessageId` names an entry of transcript `recipientSessionId`; I's
         `senderMessageId` an entry of transcript `senderSessionId`.
         """
+        for address in self._claimed_by(entry):  # what it learned may unfit it for them
+            if address in self._more_claims:
+                self._rivals_changed[address] = self._rivals_changed.get(address, 0) + 1
         if not entry._claims_outgoing:
             recipient = entry.recipient_session_id
             reference = entry.recipient_message_id
@@ -731,6 +740,33 @@ class TranscriptStore:
     def _claimants(self, address: tuple[str, str]) -> list[MessageEntry]:
         first = self._claims.get(address)
         return [] if first is None else [first, *self._more_claims.get(address, ())]
+
+    @staticmethod
+    def _claimed_by(entry: MessageEntry) -> list[tuple[str, str]]:
+        """The addresses `entry` is indexed as a claimant of."""
+        out = []
+        if entry._claims_outgoing:
+            out.append(
+                (cast("str", entry.recipient_session_id), cast("str", entry.recipient_message_id))
+            )
+        if entry._claims_incoming:
+            out.append((cast("str", entry.sender_session_id), cast("str", entry.sender_message_id)))
+        return out
+
+    def _rivals_of(self, named: MessageEntry) -> _Rivals:
+        """The claimants of a contested address that fit the view `named` there. Valid
+        while that view learns nothing, no claimant learns anything and no claim is
+        added (each bumps the stamp): one pass over the claimants per change."""
+        address = named._key
+        stamp = (named._version, self._rivals_changed.get(address, 0))
+        rivals = self._rivals.get(address)
+        if rivals is None or rivals.stamp != stamp:
+            claimants = self._claimants(address)
+            problems = [_claim_problem(claimant, named) for claimant in claimants]
+            viable = [c for c, problem in zip(claimants, problems, strict=True) if problem is None]
+            first = min((p for p in problems if p is not None), default=None)
+            rivals = self._rivals[address] = _Rivals(stamp, viable, first)
+        return rivals
 
     # --- reading ---
 
@@ -836,15 +872,10 @@ class TranscriptStore:
         problem = _pair_problem(entry, partner)
         if problem is not None:
             return Link("conflict", None, problem)
-        more = self._more_claims.get(named)
-        if more is not None:
-            viable = [
-                claimant
-                for claimant in self._claimants(named)
-                if claimant is entry or _claim_problem(claimant, partner) is None
-            ]
-            if len(viable) > 1:
-                return Link("conflict", None, _contest(viable, _text(named)))
+        if named in self._more_claims:
+            rivals = self._rivals_of(partner)  # `entry` is among them: it fits, as above
+            if len(rivals.viable) > 1:
+                return Link("conflict", None, rivals.contest(_text(named)))
         return _cache_linked(entry, partner)
 
     def _link_by_claims(self, entry: MessageEntry) -> Link:
@@ -859,14 +890,13 @@ class TranscriptStore:
             if problem is not None:
                 return self._not_named(entry, problem)
             return _cache_linked(entry, first)
-        claimants = self._claimants(key)
-        problems = [_claim_problem(claimant, entry) for claimant in claimants]
-        viable = [c for c, problem in zip(claimants, problems, strict=True) if problem is None]
-        if len(viable) == 1:
-            return _cache_linked(entry, viable[0])
-        if viable:
-            return Link("conflict", None, _contest(viable, "this view"))
-        return self._not_named(entry, sorted(p for p in problems if p is not None)[0])
+        rivals = self._rivals_of(entry)
+        if len(rivals.viable) == 1:
+            return _cache_linked(entry, rivals.viable[0])
+        if rivals.viable:
+            return Link("conflict", None, rivals.contest("this view"))
+        assert rivals.first_problem is not None  # claimants, none viable: each has one
+        return self._not_named(entry, rivals.first_problem)
 
     @staticmethod
     def _not_named(entry: MessageEntry, problem: str) -> Link:
@@ -909,16 +939,39 @@ def _missing_reference(entry: MessageEntry) -> str:
     return ""
 
 
-def _views(entries: list[MessageEntry]) -> str:
-    # Sorted, so that the text does not depend on which update came first.
-    return ", ".join(sorted(_text(e._key) for e in entries))
-
-
 _BOTH = "the view carries both senderMessageId and recipientMessageId"
 
 
-def _contest(claimants: list[MessageEntry], named: str) -> str:
-    return f"{_views(claimants)} all name {named}, which names none of them (yet)"
+# Views a conflict's reason lists by name; more are counted, so that the reason (printed
+# for every rival) stays short however many views name the same one.
+_SHOWN_VIEWS = 5
+
+
+class _Rivals:
+    """The claimants of one address that fit the view there, and the first reason (in
+    sorted order) of those that do not."""
+
+    __slots__ = ("_views", "first_problem", "stamp", "viable")
+
+    def __init__(
+        self, stamp: tuple[int, int], viable: list[MessageEntry], first_problem: str | None
+    ) -> None:
+        self.stamp = stamp
+        self.viable = viable
+        self.first_problem = first_problem
+        self._views: str | None = None
+
+    def contest(self, named: str) -> str:
+        if self._views is None:
+            self._views = _views(self.viable)
+        return f"{self._views} all name {named}, which names none of them (yet)"
+
+
+def _views(entries: list[MessageEntry]) -> str:
+    # The first few, sorted, so that the text does not depend on which update came first.
+    names = heapq.nsmallest(_SHOWN_VIEWS, (_text(e._key) for e in entries))
+    more = len(entries) - len(names)
+    return ", ".join(names) + (f" and {more} more view(s)" if more > 0 else "")
 
 
 def _role_problem(entry: MessageEntry) -> str | None:
