@@ -3,17 +3,25 @@
 Each generated `methods` module declares its table from the schema's `x-method`/`x-side`
 keywords and JSON-RPC envelopes, and its own `Side` type (the sides that schema uses); this
 module holds the behaviour, so the generated code stays declarative.
+
+JSON text is decoded by the fast path first (`acp_schema._fast`): a strict envelope Struct,
+then the params or result with the method's Struct from the `fast` module beside the models.
+Whatever it refuses takes the models' path, so the one rule of `decode_json` holds for whole
+messages: Structs when msgspec takes all of the message, else exactly what the models give.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, Literal, TypeVar
 
+import msgspec
 from pydantic import TypeAdapter
 
+from ._fast import REFUSALS
 from ._runtime import loads_wire
 
 # The side that handles a method: any string the schema's `x-side` uses. Each generated
@@ -51,6 +59,47 @@ class Method(Generic[SideT]):
             raise TypeError(f"{self.name} is a notification: it has no result")
         return TypeAdapter(self.result)
 
+    @cached_property
+    def fast_params(self) -> msgspec.json.Decoder[Any] | None:
+        """The fast path's decoder of the params, None where the fast module has no Struct."""
+        return _fast_decoder(self.params)
+
+    @cached_property
+    def fast_result(self) -> msgspec.json.Decoder[Any] | None:
+        return _fast_decoder(self.result)
+
+
+def _fast_decoder(kind: Any) -> msgspec.json.Decoder[Any] | None:
+    """A decoder of the Struct (or union alias) of the same name as `kind` in the `fast`
+    module beside the module that defines `kind`, if that module mirrors it."""
+    module = getattr(kind, "__module__", None)
+    if kind is None or not module:
+        return None
+    try:
+        fast = importlib.import_module(module.rpartition(".")[0] + ".fast")
+    except ImportError:
+        return None
+    mirror = getattr(fast, kind.__name__, None)
+    return None if mirror is None else msgspec.json.Decoder(mirror)
+
+
+class _FastEnvelope(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """Any JSON-RPC 2.0 message, strict: an unknown key, an `id` that is not an integer,
+    a string or null, or a `NaN` anywhere is refused (the models' path decides). The params,
+    result and error stay raw: each message kind decodes the one it needs, and refuses the
+    message when another is present (a raw value is not checked until it is decoded)."""
+
+    jsonrpc: Literal["2.0"]
+    id: int | str | None | msgspec.UnsetType = msgspec.UNSET
+    method: str | msgspec.UnsetType = msgspec.UNSET
+    params: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    result: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+    error: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
+
+
+_ENVELOPE = msgspec.json.Decoder(_FastEnvelope)
+_UNSET = msgspec.UNSET
+
 
 @dataclass(frozen=True)
 class Decoded:
@@ -74,6 +123,7 @@ class MethodTable(Generic[SideT]):
 
     def __init__(self, methods: Iterable[Method[SideT]]) -> None:
         self._by_name: dict[str, list[Method[SideT]]] = {}
+        self._fast_routes: dict[tuple[str, SideT | None, bool, bool], Any] = {}
         for method in methods:
             self._by_name.setdefault(method.name, []).append(method)
 
@@ -118,7 +168,15 @@ class MethodTable(Generic[SideT]):
 
         Raises `ValueError` for anything that does not decode (a `ValidationError`, which is
         one, for bad JSON or params) and `UnknownMethodError` for a method not in the table.
+
+        JSON text takes the fast path first: the params or result are then the `fast`
+        module's Struct, when msgspec takes the whole message; otherwise, and for a dict,
+        they are what the models decode (`acp_schema._fast` has the rule).
         """
+        if not isinstance(message, dict):
+            fast = self._fast_decode(message, method, side)
+            if fast is not None:
+                return fast
         data = loads_wire(message) if isinstance(message, (str, bytes, bytearray)) else message
         if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
             raise ValueError("not a JSON-RPC 2.0 message object")
@@ -141,3 +199,67 @@ class MethodTable(Generic[SideT]):
         entry = self.get(method, side=side, notification=False)
         result = entry.result_adapter.validate_python(data["result"])
         return Decoded("response", method, ident, result=result)
+
+    def _fast_decode(
+        self, message: str | bytes | bytearray, method: str | None, side: SideT | None
+    ) -> Decoded | None:
+        """The message decoded by the fast path, or None where the models' path decides
+        (anything refused, an error response, a method without a mirrored type)."""
+        try:
+            envelope = _ENVELOPE.decode(message)
+        except REFUSALS:
+            return None
+        if envelope.error is not _UNSET:
+            return None  # the error object stays a dict: the models' path reads it
+        name = envelope.method
+        if name is not _UNSET:
+            if envelope.result is not _UNSET:
+                return None
+            notification = envelope.id is _UNSET
+            raw = envelope.params
+        else:
+            if method is None or envelope.params is not _UNSET:
+                return None
+            name, notification, raw = method, False, envelope.result
+        key = (name, side, notification, envelope.method is _UNSET)
+        decoder = self._fast_routes.get(key, _UNKNOWN)
+        if decoder is _UNKNOWN:
+            decoder = self._fast_route(key)
+        if decoder is None or raw is _UNSET:
+            return None
+        try:
+            value = decoder.decode(raw)
+        except REFUSALS:
+            return None
+        decoded = object.__new__(Decoded)
+        # A frozen dataclass sets each field through `object.__setattr__`, about a third of
+        # this path's time; filling the instance's dict gives the same object.
+        if envelope.method is _UNSET:
+            decoded.__dict__.update(_RESPONSE, method=name, id=envelope.id, result=value)
+        elif notification:
+            decoded.__dict__.update(_NOTIFICATION, method=name, params=value)
+        else:
+            decoded.__dict__.update(_REQUEST, method=name, id=envelope.id, params=value)
+        return decoded
+
+    def _fast_route(self, key: tuple[str, SideT | None, bool, bool]) -> Any:
+        """The fast decoder for (method, side, notification, response), None for none."""
+        name, side, notification, response = key
+        try:
+            entry = self.get(name, side=side, notification=notification)
+        except UnknownMethodError:
+            decoder = None  # the models' path raises it
+        else:
+            decoder = entry.fast_result if response else entry.fast_params
+        if len(self._fast_routes) < _ROUTES_KEPT:  # names come from the wire: bounded
+            self._fast_routes[key] = decoder
+        return decoder
+
+
+_UNKNOWN = object()
+_ROUTES_KEPT = 4096
+# The fields of a `Decoded`, in its order, for each kind the fast path gives.
+_FIELDS = dict.fromkeys(("kind", "method", "id", "params", "result", "error"))
+_RESPONSE = {**_FIELDS, "kind": "response"}
+_NOTIFICATION = {**_FIELDS, "kind": "notification"}
+_REQUEST = {**_FIELDS, "kind": "request"}
