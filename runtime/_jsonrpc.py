@@ -90,7 +90,7 @@ class _FastEnvelope(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     message when another is present (a raw value is not checked until it is decoded)."""
 
     jsonrpc: Literal["2.0"]
-    id: int | str | None | msgspec.UnsetType = msgspec.UNSET
+    id: int | str | msgspec.UnsetType | None = msgspec.UNSET
     method: str | msgspec.UnsetType = msgspec.UNSET
     params: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
     result: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET
@@ -177,6 +177,16 @@ class MethodTable(Generic[SideT]):
             fast = self._fast_decode(message, method, side)
             if fast is not None:
                 return fast
+        return self.decode_models(message, method=method, side=side)
+
+    def decode_models(
+        self,
+        message: str | bytes | dict[str, Any],
+        *,
+        method: str | None = None,
+        side: SideT | None = None,
+    ) -> Decoded:
+        """`decode` with the models only: params and results are always models."""
         data = loads_wire(message) if isinstance(message, (str, bytes, bytearray)) else message
         if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
             raise ValueError("not a JSON-RPC 2.0 message object")
