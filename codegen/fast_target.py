@@ -241,9 +241,14 @@ class _Translator:
                 kept.setdefault(shape[0], shape[1])
         result = []
         for member, shape in zip(members, shapes, strict=True):
-            if shape is not None and shape[0] in kept and shape[1] is not kept[shape[0]]:
-                if _required_keys(shape[1]) - _wire_keys(kept[shape[0]]):
-                    continue  # never accepts what the kept member's Struct accepts
+            first = kept.get(shape[0]) if shape is not None else None
+            other = shape[1] if shape is not None and shape[1] is not first else None
+            if (
+                first is not None
+                and other is not None
+                and _required_keys(other) - _wire_keys(first)
+            ):
+                continue  # never accepts what the kept member's Struct accepts
             result.append(member)
         return result
 
