@@ -288,18 +288,22 @@ class _Translator:
 
 def _class_shape(kind: Any) -> tuple[str, type[AcpModel]] | None:
     """("object", C) for a model class C, ("array", C) for a list of them (through aliases
-    and `Annotated`), else None."""
+    and `Annotated`), else None; None too where a lenient marker sits on the way (a list
+    that skips bad items could take what its class refuses)."""
     kind = _plain(kind)
-    if typing.get_origin(kind) is list and len(typing.get_args(kind)) == 1:
+    if kind is not None and typing.get_origin(kind) is list and len(typing.get_args(kind)) == 1:
         item = _plain(typing.get_args(kind)[0])
         return ("array", item) if isinstance(item, type) and issubclass(item, AcpModel) else None
     return ("object", kind) if isinstance(kind, type) and issubclass(kind, AcpModel) else None
 
 
 def _plain(kind: Any) -> Any:
-    """The type under aliases and `Annotated` layers."""
+    """The type under aliases and `Annotated` layers; None if a layer holds a lenient
+    marker."""
     while True:
-        kind = _unwrap(kind)[0]
+        kind, metadata = _unwrap(kind)
+        if any(isinstance(item, _LENIENT) for item in metadata):
+            return None
         if not _is_alias(kind):
             return kind
         kind = kind.__value__
