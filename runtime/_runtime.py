@@ -121,9 +121,10 @@ def _json_checked(node: dict[str, Any]) -> Any:
 
 
 def _with_nan_refused(node: Any, handler: GetCoreSchemaHandler, top: bool = False) -> Any:
-    """A copy of a model's core schema whose free-form (`any`) values and extras refuse NaN
-    read from JSON text. Other models are left alone (each rewrites its own schema); a
-    named type (an alias) is rewritten where it is defined, once, since models share it."""
+    """A copy of a model's core schema whose numbers (`float` nodes, the integer rule's
+    included), free-form (`any`) values and extras refuse NaN read from JSON text. Other
+    models are left alone (each rewrites its own schema); a named type (an alias) is
+    rewritten where it is defined, once, since models share it."""
     if isinstance(node, list):
         return [_with_nan_refused(item, handler) for item in node]
     if not isinstance(node, dict):
@@ -224,9 +225,10 @@ class AcpModel(BaseModel):
     ) -> Self:
         """Decode JSON text. `NaN` is not JSON and is refused, and depth is not limited to
         pydantic-core's 200 levels (deeper input is parsed by `json` and then validated)."""
-        # `NaN` is refused while parsing: typed numbers refuse it (`allow_inf_nan=False`),
-        # and free-form values check what they hold (`_with_nan_refused`). `Infinity` is left
-        # to the types, as an overflowing `1e400` is: a free-form value reads it as infinity.
+        # `NaN` is refused while the parsed text is validated: number nodes and free-form
+        # values check for it (`_with_nan_refused`), and so do the fallbacks that would drop
+        # a malformed value (`_not_nan`). `Infinity` is left to the types, as an overflowing
+        # `1e400` is: typed numbers refuse it, a free-form value reads it as infinity.
         try:
             no_options = strict is None and extra is None and context is None
             if no_options and by_alias is None and by_name is None:
