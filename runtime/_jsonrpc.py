@@ -123,7 +123,8 @@ class MethodTable(Generic[SideT]):
 
     def __init__(self, methods: Iterable[Method[SideT]]) -> None:
         self._by_name: dict[str, list[Method[SideT]]] = {}
-        self._fast_routes: dict[tuple[str, SideT | None, bool, bool], Any] = {}
+        self._fast_routes: dict[tuple[str, SideT | None, Kind], _Route] = {}
+        self._guesses: dict[SideT | None, _Route] = {}  # the last route taken, per side
         for method in methods:
             self._by_name.setdefault(method.name, []).append(method)
 
@@ -214,7 +215,20 @@ class MethodTable(Generic[SideT]):
         self, message: str | bytes | bytearray, method: str | None, side: SideT | None
     ) -> Decoded | None:
         """The message decoded by the fast path, or None where the models' path decides
-        (anything refused, an error response, a method without a mirrored type)."""
+        (anything refused, an error response, a method without a mirrored type).
+
+        A stream repeats a method: the route of the last message decoded is tried first, as
+        one Struct for the whole message (one pass over the text); any other message takes
+        the general envelope, whose params, result and error are decoded in a second pass."""
+        guess = self._guesses.get(side)
+        if guess is not None and (guess.kind != "response" or guess.name == method):
+            try:
+                whole = guess.whole.decode(message)  # type: ignore[union-attr]
+            except REFUSALS:
+                pass
+            else:
+                value = whole.result if guess.kind == "response" else whole.params
+                return _decoded(guess.kind, guess.name, getattr(whole, "id", None), value)
         try:
             envelope = _ENVELOPE.decode(message)
         except REFUSALS:
@@ -222,51 +236,92 @@ class MethodTable(Generic[SideT]):
         if envelope.error is not _UNSET:
             return None  # the error object stays a dict: the models' path reads it
         name = envelope.method
+        kind: Kind
         if name is not _UNSET:
             if envelope.result is not _UNSET:
                 return None
-            notification = envelope.id is _UNSET
+            kind = "notification" if envelope.id is _UNSET else "request"
             raw = envelope.params
         else:
             if method is None or envelope.params is not _UNSET:
                 return None
-            name, notification, raw = method, False, envelope.result
-        key = (name, side, notification, envelope.method is _UNSET)
-        decoder = self._fast_routes.get(key, _UNKNOWN)
-        if decoder is _UNKNOWN:
-            decoder = self._fast_route(key)
-        if decoder is None or raw is _UNSET:
+            name, kind, raw = method, "response", envelope.result
+        route = self._fast_routes.get((name, side, kind))
+        if route is None:
+            route = self._fast_route(name, side, kind)
+        if route.decoder is None or raw is _UNSET:
             return None
         try:
-            value = decoder.decode(raw)
+            value = route.decoder.decode(raw)
         except REFUSALS:
             return None
-        decoded = object.__new__(Decoded)
-        # A frozen dataclass sets each field through `object.__setattr__`, about a third of
-        # this path's time; filling the instance's dict gives the same object.
-        if envelope.method is _UNSET:
-            decoded.__dict__.update(_RESPONSE, method=name, id=envelope.id, result=value)
-        elif notification:
-            decoded.__dict__.update(_NOTIFICATION, method=name, params=value)
-        else:
-            decoded.__dict__.update(_REQUEST, method=name, id=envelope.id, params=value)
-        return decoded
+        self._guesses[side] = route
+        return _decoded(kind, name, envelope.id, value)
 
-    def _fast_route(self, key: tuple[str, SideT | None, bool, bool]) -> Any:
-        """The fast decoder for (method, side, notification, response), None for none."""
-        name, side, notification, response = key
+    def _fast_route(self, name: str, side: SideT | None, kind: Kind) -> _Route:
+        """The fast decoders of (method, side, kind): the params or result alone, and the
+        whole message. No decoders for a method the table lacks or the fast module does not
+        mirror."""
+        notification = kind == "notification"
         try:
             entry = self.get(name, side=side, notification=notification)
         except UnknownMethodError:
-            decoder = None  # the models' path raises it
+            route = _Route(kind, name, None, None)  # the models' path raises it
         else:
-            decoder = entry.fast_result if response else entry.fast_params
+            decoder = entry.fast_result if kind == "response" else entry.fast_params
+            whole = None if decoder is None else _whole_message(entry, kind)
+            route = _Route(kind, name, decoder, whole)
         if len(self._fast_routes) < _ROUTES_KEPT:  # names come from the wire: bounded
-            self._fast_routes[key] = decoder
-        return decoder
+            self._fast_routes[(name, side, kind)] = route
+        return route
 
 
-_UNKNOWN = object()
+@dataclass(frozen=True)
+class _Route:
+    kind: Kind
+    name: str
+    decoder: msgspec.json.Decoder[Any] | None  # the params or result alone
+    whole: msgspec.json.Decoder[Any] | None  # the whole message
+
+
+def _whole_message(entry: Method[Any], kind: Kind) -> msgspec.json.Decoder[Any]:
+    """A decoder of a whole message of `entry` as one Struct: what the general envelope and
+    the params or result Struct accept together, for this method and kind only."""
+    fields: list[Any] = [("jsonrpc", Literal["2.0"])]
+    if kind == "response":
+        fields += [("id", int | str | msgspec.UnsetType | None, msgspec.UNSET)]
+        fields += [("result", _mirror(entry.result))]
+    else:
+        if kind == "request":
+            fields.append(("id", int | str | None))
+        fields += [("method", Literal[entry.name]), ("params", _mirror(entry.params))]
+    struct = msgspec.defstruct(
+        "_WholeMessage", fields, forbid_unknown_fields=True, gc=False, kw_only=True
+    )
+    return msgspec.json.Decoder(struct)
+
+
+def _mirror(kind: Any) -> Any:
+    """The fast module's Struct (or alias) for a model class (or alias) of the table."""
+    module = kind.__module__.rpartition(".")[0] + ".fast"
+    return getattr(importlib.import_module(module), kind.__name__)
+
+
+def _decoded(kind: Kind, name: str, ident: Any, value: Any) -> Decoded:
+    """A `Decoded` of the fast path. A frozen dataclass sets each field through
+    `object.__setattr__`, about a third of this path's time; filling the instance's dict
+    gives the same object."""
+    decoded = object.__new__(Decoded)
+    if kind == "response":
+        ident = None if ident is _UNSET else ident  # as `data.get("id")` reads it
+        decoded.__dict__.update(_RESPONSE, method=name, id=ident, result=value)
+    elif kind == "notification":
+        decoded.__dict__.update(_NOTIFICATION, method=name, params=value)
+    else:
+        decoded.__dict__.update(_REQUEST, method=name, id=ident, params=value)
+    return decoded
+
+
 _ROUTES_KEPT = 4096
 # The fields of a `Decoded`, in its order, for each kind the fast path gives.
 _FIELDS = dict.fromkeys(("kind", "method", "id", "params", "result", "error"))
