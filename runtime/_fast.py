@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 import msgspec
 from typing_extensions import Self
 
-__all__ = ["REFUSALS", "FastStruct", "NotFastError"]
+__all__ = ["REFUSALS", "FastStruct", "NotFastError", "as_model"]
 
 M = TypeVar("M")
 
@@ -106,3 +106,10 @@ class FastStruct(msgspec.Struct, Generic[M], forbid_unknown_fields=True, gc=Fals
         except msgspec.DecodeError as error:
             raise NotFastError(f"{type(model).__name__} has no fast form: {error}") from None
         return result
+
+
+def as_model(value: Any) -> Any:
+    """The model of a decoded value: `to_model()` of a Struct, anything else as it is (for
+    code that wants models from `decode_json` or `METHODS.decode`, which give Structs when
+    the fast path takes a message)."""
+    return value.to_model() if isinstance(value, FastStruct) else value

@@ -15,7 +15,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, get_args
 
 from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema
+from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticOmit, core_schema
 from typing_extensions import Self
 
 from ._errors import known_label, other_label, readable
@@ -62,11 +62,8 @@ def loads_wire(data: str | bytes | bytearray, title: str = "JSON") -> Any:
 
 
 def _nan_problem(data: str | bytes | bytearray) -> str | None:
-    """Why `data` is not JSON if it spells `NaN` outside a string, else None.
-
-    pydantic-core's parser reads that token; the wire has no such thing. Callers run this
-    only when the text holds "NaN" at all (almost never).
-    """
+    """Why `data` is not JSON if it spells `NaN` outside a string, else None (for callers
+    that hold text the models did not parse; the models refuse it while parsing)."""
     try:
         json.loads(data, parse_constant=_constant)
     except RecursionError:
@@ -74,6 +71,91 @@ def _nan_problem(data: str | bytes | bytearray) -> str | None:
     except ValueError as error:
         return str(error)
     return None
+
+
+class _NanToken(Exception):
+    """Raised inside validation where JSON text spelt `NaN`. Not a `ValueError`, so that no
+    default-on-error and no union catches it: the whole text is refused, as bad JSON is."""
+
+
+def _refuse_nan(value: Any) -> Any:
+    """A free-form value parsed from JSON text, unless it holds a NaN (only the `NaN`
+    token parses to one: `1e400` and `Infinity` are infinities, kept as documented)."""
+    kind = value.__class__
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = item.__class__
+        if kind is float:
+            if item != item:
+                raise _NanToken
+        elif kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return value
+
+
+def _refuse_nan_number(value: Any) -> Any:
+    if value.__class__ is float and value != value:
+        raise _NanToken
+    return value
+
+
+_NAN_DONE = "acp_nan_refused"
+
+
+def _json_checked(node: dict[str, Any]) -> Any:
+    """`node` with a NaN check for JSON text: after an `any` node (the value may hold one
+    anywhere), before a `float` node (which would refuse it as an error that a
+    default-on-error field turns into "omitted"). Python input is validated as before."""
+    plain: Any = dict(node)
+    checked: Any
+    if node["type"] == "any":
+        checked = core_schema.no_info_after_validator_function(_refuse_nan, plain)
+    else:
+        checked = core_schema.no_info_before_validator_function(_refuse_nan_number, plain)
+    result: Any = core_schema.json_or_python_schema(
+        json_schema=checked, python_schema=dict(node), metadata={_NAN_DONE: True}
+    )
+    return result
+
+
+def _with_nan_refused(node: Any, handler: GetCoreSchemaHandler, top: bool = False) -> Any:
+    """A copy of a model's core schema whose numbers (`float` nodes, the integer rule's
+    included), free-form (`any`) values and extras refuse NaN read from JSON text. Other
+    models are left alone (each rewrites its own schema); a named type (an alias) is
+    rewritten where it is defined, once, since models share it."""
+    if isinstance(node, list):
+        return [_with_nan_refused(item, handler) for item in node]
+    if not isinstance(node, dict):
+        return node
+    kind = node.get("type")
+    if (node.get("metadata") or {}).get(_NAN_DONE) or (kind == "model" and not top):
+        return node
+    if kind in ("any", "float") and "ref" not in node:
+        return _json_checked(node)
+    if kind == "definition-ref":
+        try:
+            target: Any = handler.resolve_ref_schema(node)
+        except LookupError:  # still being defined (a recursive alias): nothing to do now
+            return node
+        if target is not node and target.get("type") not in ("model", "definition-ref"):
+            rewritten = _with_nan_refused(target, handler)
+            if rewritten is not target:
+                ref = target.get("ref")
+                target.clear()
+                target.update(rewritten)
+                if ref is not None:
+                    target["ref"] = ref
+                target.setdefault("metadata", {})[_NAN_DONE] = True
+        return node
+    copy = {key: _with_nan_refused(value, handler) for key, value in node.items()}
+    if kind == "model-fields" and copy.get("extras_schema") is None:
+        copy["extras_schema"] = _json_checked(core_schema.any_schema())  # type: ignore[arg-type]
+    return copy
 
 
 def _too_deep(error: ValidationError) -> bool:
@@ -227,11 +309,12 @@ class AcpModel(BaseModel):
         cls, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         # Free-form values (`_meta`, unknown keys) from Python are JSON values, as those
-        # parsed from JSON text are: no NaN, bytes, sets or arbitrary objects.
+        # parsed from JSON text are: no NaN, bytes, sets or arbitrary objects. From JSON
+        # text, a `NaN` token is refused while validating (no pre-scan of the text).
         schema: Any = handler(source)
         if schema.get("type") == "model":  # its fields; nested models did their own
             schema = {**schema, "schema": _with_json_values(schema["schema"])}
-        return cast("core_schema.CoreSchema", schema)
+        return cast("core_schema.CoreSchema", _with_nan_refused(schema, handler, top=True))
 
     def __init__(self, /, **data: Any) -> None:
         # The constructor is the Python API: snake_case names as well as wire names.
@@ -269,18 +352,10 @@ class AcpModel(BaseModel):
     ) -> Self:
         """Decode JSON text. `NaN` is not JSON and is refused, and depth is not limited to
         pydantic-core's 200 levels (deeper input is parsed by `json` and then validated)."""
-        # `NaN` is refused here; a memchr for "N" (rare in ACP text) rules out almost every
-        # message first. `Infinity` is left to the types, as an overflowing `1e400` is: typed
-        # numbers refuse it, a free-form value (`_meta`, unknown keys) reads it as infinity.
-        # (Searching every message for it would cost about a tenth of the decode time.)
-        if json_data.__class__ is str:
-            suspect = "NaN" in json_data
-        else:  # bytes or bytearray: a memchr for "N" (78) first
-            suspect = 78 in json_data and b"NaN" in json_data
-        if suspect:
-            problem = _nan_problem(json_data)
-            if problem is not None:
-                raise _json_error(cls.__name__, json_data, problem)
+        # `NaN` is refused while the parsed text is validated: number nodes and free-form
+        # values check for it (`_with_nan_refused`), and so do the fallbacks that would drop
+        # a malformed value (`_not_nan`). `Infinity` is left to the types, as an overflowing
+        # `1e400` is: typed numbers refuse it, a free-form value reads it as infinity.
         try:
             no_options = strict is None and extra is None and context is None
             if no_options and by_alias is None and by_name is None:
@@ -293,6 +368,8 @@ class AcpModel(BaseModel):
                 by_alias=by_alias,
                 by_name=by_name,
             )
+        except _NanToken:
+            raise _json_error(cls.__name__, json_data, "NaN is not JSON") from None
         except ValidationError as error:
             if not _too_deep(error):
                 raise readable(error, "json") from None
@@ -377,6 +454,23 @@ def _fresh(empty: Any) -> Any:
     return empty.copy() if isinstance(empty, (list, dict)) else empty
 
 
+def _not_nan(value: Any, info: core_schema.ValidationInfo) -> None:
+    """A malformed value read from JSON text is replaced or skipped, unless it holds `NaN`:
+    then the whole text is refused (pydantic-core read the token; JSON has none)."""
+    if info.mode == "json":
+        _refuse_nan(value)
+
+
+def _missing(value: Any, info: core_schema.ValidationInfo) -> Any:
+    _not_nan(value, info)
+    return MISSING
+
+
+def _omit(value: Any, info: core_schema.ValidationInfo) -> Any:
+    _not_nan(value, info)
+    raise PydanticOmit
+
+
 class DefaultOnError:
     """`x-deserialize-default-on-error`: a value that fails to decode becomes the default.
 
@@ -394,19 +488,31 @@ class DefaultOnError:
     ) -> core_schema.CoreSchema:
         inner = handler(source)
         if not self.required:
-            return core_schema.with_default_schema(inner, default=MISSING, on_error="default")
+            # Not `on_error="default"`: that swallows every exception, the `NaN` refusal
+            # (`_NanToken`) too; the fallback runs (in Python) only for a malformed value.
+            # Python input keeps pydantic-core's own fallback (which also turns a dict nested
+            # deeper than Python can walk into "omitted").
+            missing = core_schema.with_info_plain_validator_function(_missing)
+            either = core_schema.json_or_python_schema(
+                json_schema=core_schema.union_schema([inner, missing], mode="left_to_right"),
+                python_schema=core_schema.with_default_schema(
+                    inner, default=MISSING, on_error="default"
+                ),
+            )
+            return core_schema.with_default_schema(either, default=MISSING)
         try:
             empty = _empty_value(inner)
         except TypeError:
             return inner
 
-        def fallback(_value: Any) -> Any:
+        def fallback(value: Any, info: core_schema.ValidationInfo) -> Any:
+            _not_nan(value, info)
             return _fresh(empty)
 
         # Not a `default` schema: that would make the key optional. The fallback branch
         # runs (in Python) only when the real type failed.
         return core_schema.union_schema(
-            [inner, core_schema.no_info_plain_validator_function(fallback)],
+            [inner, core_schema.with_info_plain_validator_function(fallback)],
             mode="left_to_right",
         )
 
@@ -422,8 +528,13 @@ class SkipInvalidItems:
         if array["type"] != "list":
             raise TypeError("SkipInvalidItems applies to list fields only")
         items = array.get("items_schema", core_schema.any_schema())
-        # pydantic-core's list validator drops an item whose validator says "omit".
-        array["items_schema"] = core_schema.with_default_schema(items, on_error="omit")
+        # pydantic-core's list validator drops an item whose validator says "omit" (not
+        # `on_error="omit"`, which would drop an item holding `NaN` too; see DefaultOnError).
+        omit = core_schema.with_info_plain_validator_function(_omit)
+        array["items_schema"] = core_schema.json_or_python_schema(
+            json_schema=core_schema.union_schema([items, omit], mode="left_to_right"),
+            python_schema=core_schema.with_default_schema(items, on_error="omit"),
+        )
         return schema
 
 

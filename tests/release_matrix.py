@@ -31,6 +31,7 @@ from typing import Any
 import msgspec
 
 import acp_schema
+from acp_schema._fast import as_model
 from acp_schema.codegen.class_names import class_name
 from acp_schema.codegen.generate.pipeline import generate_many
 from acp_schema.codegen.method_roles import read_method_roles
@@ -203,7 +204,7 @@ def _decode_all(cell: Cell) -> tuple[int, int, list[str]]:
                     message["id"] = 1
             try:
                 got = table.decode(json.dumps(message), method=method.name, side=method.side)
-                value = got.result if slot == "result" else got.params
+                value = as_model(got.result if slot == "result" else got.params)
                 adapter = method.result_adapter if slot == "result" else method.params_adapter
                 back = json.loads(adapter.dump_json(value))
             except Exception as exc:  # any failure is a finding, reported with the message

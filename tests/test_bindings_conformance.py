@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from acp_schema import v1, v2
+from acp_schema._fast import as_model
 from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.v1.methods import METHODS as V1_METHODS
 from acp_schema.v2.methods import METHODS as V2_METHODS
@@ -98,13 +99,13 @@ def test_jsonrpc_messages_round_trip_through_the_method_table(
     if response:
         message = {"jsonrpc": "2.0", "id": 7, "result": payload}
         decoded = methods.decode(json.dumps(message), method=method.name, side=method.side)
-        value, codec = decoded.result, method.result_adapter
+        value, codec = as_model(decoded.result), method.result_adapter
     else:
         message = {"jsonrpc": "2.0", "method": method.name, "params": payload}
         if not method.is_notification:
             message["id"] = "r-1"
         decoded = methods.decode(json.dumps(message), side=method.side)
-        value, codec = decoded.params, method.params_adapter
+        value, codec = as_model(decoded.params), method.params_adapter
     assert json.loads(codec.dump_json(value)) == payload
 
 

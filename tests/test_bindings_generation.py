@@ -15,6 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 from acp_schema import v1, v2
+from acp_schema._fast import as_model
 from acp_schema.codegen.bundled import bundled_schema, default_output
 from acp_schema.codegen.generate.pipeline import GeneratedFile, generate, render
 from acp_schema.codegen.schema_check import SchemaError
@@ -134,14 +135,14 @@ def test_method_tables_and_whole_message_decoding() -> None:
     )
     decoded = METHODS.decode(message)
     assert decoded.kind == "notification"
-    assert isinstance(decoded.params.update, v2.SessionMessage)
+    assert isinstance(as_model(decoded.params).update, v2.SessionMessage)
 
     initialize = METHODS.get("initialize")
     assert initialize.result is v2.InitializeResponse
     result = '{"protocolVersion":2,"info":{"name":"agent","version":"1.0"}}'
     response = METHODS.decode(f'{{"jsonrpc":"2.0","id":1,"result":{result}}}', method="initialize")
     assert response.kind == "response" and response.id == 1
-    assert isinstance(response.result, v2.InitializeResponse)
+    assert isinstance(as_model(response.result), v2.InitializeResponse)
     with pytest.raises(ValueError, match="pass method="):
         METHODS.decode('{"jsonrpc":"2.0","id":1,"result":{}}')
 

@@ -27,11 +27,15 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from acp_schema import _fast, v1, v2
+from acp_schema._jsonrpc import Decoded, Method, MethodTable, UnknownMethodError
 from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.class_names import class_name
 from acp_schema.v1 import fast as fast_v1
+from acp_schema.v1.methods import METHODS as V1_METHODS
 from acp_schema.v2 import fast as fast_v2
+from acp_schema.v2.methods import METHODS as V2_METHODS
 from tests.budget import examples
+from tests.minimal_instances import MinimalInstances
 from tests.schema_strategies import SchemaStrategies, value_spots
 from tests.test_bindings_properties import JSON_VALUES
 
@@ -371,3 +375,130 @@ def test_every_mirrored_definition_on_fixed_probes(version: str) -> None:
     for name in sorted(definitions(version)):
         for text in PROBES:
             check(version, name, text)
+
+
+# --- whole JSON-RPC messages: METHODS.decode -----------------------------------------------
+
+TABLES: dict[str, MethodTable[Any]] = {"v1": V1_METHODS, "v2": V2_METHODS}
+MESSAGE_EDITS = st.sampled_from(
+    ["none", "none", "none", "unknown_key", "float_id", "bool_id", "drop_id", "drop_params",
+     "add_error", "add_result", "old_jsonrpc"]
+)  # fmt: skip
+
+
+def entries(version: str) -> list[Method[Any]]:
+    return sorted(TABLES[version], key=lambda m: (m.name, m.side, m.is_notification))
+
+
+@cache
+def definition_names(version: str) -> dict[str, str]:
+    """Class (or alias) name -> schema definition name, for every definition."""
+    return {class_name(name): name for name in strategies(version).defs}
+
+
+def envelope(method: Method[Any], response: bool, payload: Any, edit: str) -> dict[str, Any]:
+    """A whole message of `method` carrying `payload`, with one envelope edit."""
+    if response:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": 7, "result": payload}
+    else:
+        message = {"jsonrpc": "2.0", "method": method.name, "params": payload}
+        if not method.is_notification:
+            message["id"] = "r-1"
+    if edit == "unknown_key":
+        message["xEnvelope"] = 1
+    elif edit in ("float_id", "bool_id") and "id" in message:
+        message["id"] = 7.0 if edit == "float_id" else True
+    elif edit == "drop_id":
+        message.pop("id", None)
+    elif edit == "drop_params":
+        message.pop("params", None)
+    elif edit in ("add_error", "add_result"):
+        message[edit.removeprefix("add_")] = {"code": 1, "message": "m"}
+    elif edit == "old_jsonrpc":
+        message["jsonrpc"] = "1.0"
+    return message
+
+
+def check_message(version: str, method: Method[Any], text: str | bytes, side: Any) -> bool:
+    """`METHODS.decode` of a whole message against the models-only decode; True when the
+    fast path took it. The rule: the fast path's Decoded where it takes the message (the
+    same kind, method and id, params or result with the model's content), else exactly
+    what the models give or raise. (The fast path tries the route of the table's last
+    message first: the two calls below take either route, the general one and the guess.)"""
+    table = TABLES[version]
+    options = {"method": method.name, "side": side}
+    try:
+        expected: Decoded | None = table.decode_models(text, **options)
+        refused: Exception | None = None
+    except (ValueError, UnknownMethodError) as error:
+        expected, refused = None, error
+    fast = table._fast_decode(text, method.name, side)
+    if fast is not None:
+        assert expected is not None, f"the fast path took what the models refuse: {text!r}"
+        assert (fast.kind, fast.method, fast.id) == (expected.kind, expected.method, expected.id)
+        response = fast.kind == "response"
+        got, want = (fast.result, expected.result) if response else (fast.params, expected.params)
+        adapter = method.result_adapter if response else method.params_adapter
+        assert canonical(msgspec.json.encode(got)) == canonical(adapter.dump_json(want))
+        if isinstance(got, _fast.FastStruct):
+            assert got.to_model() == want
+    try:
+        result = table.decode(text, **options)
+    except (ValueError, UnknownMethodError) as error:
+        assert refused is not None, f"decode refused what the models take: {text!r}"
+        assert type(error) is type(refused) and str(error) == str(refused)
+    else:
+        assert refused is None, f"decode took what the models refuse: {text!r}"
+        assert result == (fast if fast is not None else expected)
+    return fast is not None
+
+
+@st.composite
+def whole_messages(draw: st.DrawFn, version: str) -> tuple[Method[Any], str]:
+    method = draw(st.sampled_from(entries(version)))
+    response = not method.is_notification and draw(st.booleans())
+    kind = method.result if response else method.params
+    if kind is None:
+        payload = draw(st.none() | JSON_VALUES)
+    else:
+        definition = definition_names(version)[kind.__name__]
+        gen = strategies(version)
+        payload = draw(
+            st.builds(edited, gen.for_def(definition), EDITS, JSON_VALUES, TAG_VALUES,
+                      st.integers(0, 99))
+        )  # fmt: skip
+    return method, json.dumps(envelope(method, response, payload, draw(MESSAGE_EDITS)))
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@SETTINGS
+@given(data=st.data())
+def test_whole_messages_of_every_method_decode_alike(version: str, data: st.DataObject) -> None:
+    method, text = data.draw(whole_messages(version))
+    side = None if data.draw(st.booleans()) else method.side
+    try:
+        TABLES[version].get(method.name, side=side, notification=method.is_notification)
+    except UnknownMethodError:
+        side = method.side  # ambiguous without a side: the test is about decoding
+    check_message(version, method, text, side)
+    check_message(version, method, text.encode(), side)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_minimal_messages_of_every_method_take_the_fast_path(version: str) -> None:
+    """Every method's request or notification, and its response, with the smallest valid
+    payload: both ways alike, and most of them taken by the fast path (coverage: a fast
+    path that refused everything would pass the property above)."""
+    instances = MinimalInstances(json.loads(bundled_schema(version).read_text()))
+    names = definition_names(version)
+    taken = total = 0
+    for method in entries(version):
+        slots = [(False, method.params)] + (
+            [] if method.is_notification else [(True, method.result)]
+        )
+        for response, kind in slots:
+            payload = instances.for_def(names[kind.__name__]) if kind is not None else None
+            text = json.dumps(envelope(method, response, payload, "none"))
+            total += 1
+            taken += check_message(version, method, text, method.side)
+    assert taken >= total * 3 // 4, f"{taken} of {total} minimal messages took the fast path"

@@ -204,3 +204,48 @@ def test_a_tagged_union_with_one_mirrored_variant_still_requires_its_tag() -> No
         "# header",
     )
     assert "if TYPE_CHECKING:\n    Note: TypeAlias = Only\nelse:" in source
+
+
+DISJOINT = """
+class Text(AcpModel):
+    uri: str
+    text: str
+
+class Blob(AcpModel):
+    uri: str
+    blob: str
+
+class Loose(AcpModel):
+    uri: str
+"""
+
+
+def test_classes_of_one_json_kind_keep_the_first_when_the_others_require_a_key_it_lacks() -> None:
+    fast = structs(
+        DISJOINT
+        + """
+class Holder(AcpModel):
+    one: Text | Blob
+    many: list[Text] | list[Blob] | MISSING = MISSING
+"""
+    )
+    assert decode(fast.Holder, '{"one": {"uri": "u", "text": "t"}}').one == fast.Text(
+        uri="u", text="t"
+    )
+    # The other member's messages, and anything with its key, take the model's path.
+    assert decode(fast.Holder, '{"one": {"uri": "u", "blob": "b"}}') == "refused"
+    assert decode(fast.Holder, '{"one": {"uri": "u", "text": "t", "blob": "b"}}') == "refused"
+    assert decode(fast.Holder, '{"one": {"uri": "u", "text": "t"}, "many": []}').many == []
+    assert not hasattr(fast, "Blob") or "Blob" not in str(typing.get_type_hints(fast.Holder))
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        "Text | Loose",  # Loose requires nothing Text lacks: a Text object is a Loose too
+        "list[Text] | Annotated[list[Blob], SkipInvalidItems()]",  # Blob's list can skip
+    ],
+)
+def test_classes_of_one_json_kind_that_may_overlap_stay_out(annotation: str) -> None:
+    fast = structs(DISJOINT + f"\nclass Holder(AcpModel):\n    value: {annotation}\n")
+    assert not hasattr(fast, "Holder")

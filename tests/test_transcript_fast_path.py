@@ -50,6 +50,8 @@ AB = {"senderSessionId": "A", "recipientSessionId": "B"}
 IMAGE = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
 LINK = {"type": "resource_link", "uri": "file:///a.md", "name": "a", "size": 3}
 RESOURCE = {"type": "resource", "resource": {"uri": "file:///b.md", "text": "b"}}
+# A binary resource has no Struct form (its union keeps the text member only).
+BLOB = {"type": "resource", "resource": {"uri": "file:///b.png", "blob": "aGk="}}
 
 # Lines each path takes, and lines only the models take (unknown keys, unknown kinds,
 # values the models read leniently), interleaved on the same entries.
@@ -154,13 +156,13 @@ def test_blocks_follow_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     store = TranscriptStore("v2")
     store.apply(note("A", chunk("o1", text("fast"))))
     store.apply(note("A", chunk("o1", text("slow"), senderSessionId="A")))
-    store.apply(note("A", chunk("o1", RESOURCE)))  # no Struct form: the model
+    store.apply(note("A", chunk("o1", BLOB)))  # no Struct form: the model
     entry = store.entry("A", "o1")
     assert entry is not None
     kinds = [(type(b).__name__, isinstance(b, FastStruct)) for b in entry.content]
     assert kinds == [("TextContent", True), ("TextContent", False), ("EmbeddedResource", False)]
     assert [type(record.content) for record in entry.chunks] == [type(b) for b in entry.content]
-    assert [wire_form(b) for b in entry.content] == [text("fast"), text("slow"), RESOURCE]
+    assert [wire_form(b) for b in entry.content] == [text("fast"), text("slow"), BLOB]
 
     monkeypatch.setattr(TranscriptStore, "_fast_path", False)
     models = TranscriptStore("v2")

@@ -216,6 +216,7 @@ class _Translator:
         raise _No(f"type {kind!r}")
 
     def union(self, members: list[Any], *, drop_null: bool) -> _Type:
+        members = self.disjoint(members)
         parts = _merge_strings([self.type(member) for member in members])
         if drop_null:
             parts = [part for part in parts if part.kinds != {"null"}]
@@ -233,6 +234,31 @@ class _Translator:
                 seen.add(kind)
         code = " | ".join(part.code for part in parts)
         return _Type(code, frozenset(seen), tagged.pop() if shared_tag else None)
+
+    def disjoint(self, members: list[Any]) -> list[Any]:
+        """`members` without those the Struct leaves to the model: where several members
+        are classes (or arrays of classes) of one JSON kind, the first mirrored one stays
+        when every other one requires a wire key its class does not declare. An object the
+        kept Struct accepts (no unknown keys) then lacks that key, so the model's union
+        can pick the kept member only (an empty array: the same value either way); the
+        other members' messages take the model's path."""
+        shapes = [_class_shape(member) for member in members]
+        kept: dict[str, type[AcpModel]] = {}
+        for shape in shapes:
+            if shape is not None and shape[1] in self.plan.mirrored:
+                kept.setdefault(shape[0], shape[1])
+        result = []
+        for member, shape in zip(members, shapes, strict=True):
+            first = kept.get(shape[0]) if shape is not None else None
+            other = shape[1] if shape is not None and shape[1] is not first else None
+            if (
+                first is not None
+                and other is not None
+                and _required_keys(other) - _wire_keys(first)
+            ):
+                continue  # never accepts what the kept member's Struct accepts
+            result.append(member)
+        return result
 
     def tagged(
         self, members: list[Any], dispatch: TagDispatch, *, drop_null: bool, alias_root: bool
@@ -266,6 +292,37 @@ class _Translator:
         if static is not None:
             static = " | ".join([static] + ([rest.code] if rest else []))
         return _Type(code, kinds, dispatch.wire_key, static=static)
+
+
+def _class_shape(kind: Any) -> tuple[str, type[AcpModel]] | None:
+    """("object", C) for a model class C, ("array", C) for a list of them (through aliases
+    and `Annotated`), else None; None too where a lenient marker sits on the way (a list
+    that skips bad items could take what its class refuses)."""
+    kind = _plain(kind)
+    if kind is not None and typing.get_origin(kind) is list and len(typing.get_args(kind)) == 1:
+        item = _plain(typing.get_args(kind)[0])
+        return ("array", item) if isinstance(item, type) and issubclass(item, AcpModel) else None
+    return ("object", kind) if isinstance(kind, type) and issubclass(kind, AcpModel) else None
+
+
+def _plain(kind: Any) -> Any:
+    """The type under aliases and `Annotated` layers; None if a layer holds a lenient
+    marker."""
+    while True:
+        kind, metadata = _unwrap(kind)
+        if any(isinstance(item, _LENIENT) for item in metadata):
+            return None
+        if not _is_alias(kind):
+            return kind
+        kind = kind.__value__
+
+
+def _wire_keys(model: type[AcpModel]) -> set[str]:
+    return {info.alias or name for name, info in model.model_fields.items()}
+
+
+def _required_keys(model: type[AcpModel]) -> set[str]:
+    return {info.alias or name for name, info in model.model_fields.items() if info.is_required()}
 
 
 _NEVER_TAG = "\x00"  # the sentinel's tag: no schema names a variant with it

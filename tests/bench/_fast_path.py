@@ -9,6 +9,7 @@ falls back to a model (the bench's pydantic envelope) for whatever it refuses.
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
 from collections.abc import Callable
@@ -275,3 +276,42 @@ result = struct.decode_json(line)
 first = clock() - start
 print(base, body, first, int(isinstance(result, struct)), int("pydantic" in sys.modules))
 """
+
+
+def methods_rows(version: str, label: str, data: list[bytes]) -> tuple[list[Row], float]:
+    """`METHODS.decode` of whole messages (the fast path, the models for what it refuses)
+    against `json.loads`, discarded and kept; and the share of messages it took fast."""
+    table = importlib.import_module(f"acp_schema.{version}.methods").METHODS
+    decode, loads = table.decode, json.loads
+    decode(data[0])  # builds the decoders outside the timing
+    timed = best_of(
+        {
+            "json.loads, discarded": discard(loads, data),
+            "METHODS.decode, discarded": discard(decode, data),
+            "json.loads, kept": keep(loads, data),
+            "METHODS.decode, kept": keep(decode, data),
+        }
+    )
+    share = sum(isinstance(decode(line).params, _fast.FastStruct) for line in data) / len(data)
+    rows = [
+        (
+            f"{version} {label}: METHODS.decode, {how}",
+            len(data) / timed[f"METHODS.decode, {how}"],
+            timed[f"json.loads, {how}"] / timed[f"METHODS.decode, {how}"],
+            f"json.loads, {how}; {share:.1%} fast",
+        )
+        for how in ("discarded", "kept")
+    ]
+    return rows, share
+
+
+def kind_shares(version: str, data: list[bytes]) -> dict[str, tuple[int, int]]:
+    """Per update kind: (messages, messages the fast path took) of a corpus."""
+    envelope = ENVELOPES[version]
+    found: dict[str, list[int]] = {}
+    for line in data:
+        kind = json.loads(line)["params"]["update"]["sessionUpdate"]
+        counts = found.setdefault(kind, [0, 0])
+        counts[0] += 1
+        counts[1] += isinstance(envelope.decode_json(line), envelope)
+    return {kind: (total, fast) for kind, (total, fast) in sorted(found.items())}

@@ -36,6 +36,7 @@ from acp_schema import v1, v2
 from acp_schema._runtime import AcpModel
 
 COUNT = 20_000
+REALISTIC_COUNT = 10_000  # longer messages: fewer of them
 REPEAT = 5  # CPU time, best of: steady enough on a shared machine, and the run short
 IMPORT_RUNS = 5
 STORE_LINES = 100_000  # as tests/bench/transcripts.py
@@ -220,8 +221,8 @@ def decode_rows(version: str, model: type[AcpModel], data: list[bytes]) -> list[
     return rows
 
 
-def acp_ratios(data: list[bytes]) -> tuple[float, float]:
-    """(decode, encode) of our v1 bindings as a multiple of the `acp` package's models."""
+def acp_message_type() -> type[BaseModel]:
+    """The whole `session/update` message with the `acp` package's models (0.12.1, v1)."""
     from acp import schema as acp_schema_models
 
     class AcpMessage(BaseModel):
@@ -229,18 +230,57 @@ def acp_ratios(data: list[bytes]) -> tuple[float, float]:
         method: Literal["session/update"]
         params: acp_schema_models.SessionNotification
 
-    theirs, ours = AcpMessage.model_validate_json, V1Message.model_validate_json
-    timed = best_of({"theirs": discard(theirs, data), "ours": discard(ours, data)})
-    their_models, our_models = [theirs(line) for line in data], [ours(line) for line in data]
-    encoded = best_of(
+    return AcpMessage
+
+
+def acp_subset(data: list[bytes]) -> list[bytes]:
+    """The lines the `acp` package's models decode to the same JSON value (it knows no
+    session messages, for one): the peer's rows run on exactly these."""
+    theirs = acp_message_type().model_validate_json
+    kept = []
+    for line in data:
+        try:
+            model = theirs(line)
+        except ValueError:
+            continue
+        if json.loads(model.model_dump_json(by_alias=True, exclude_none=True)) == json.loads(line):
+            kept.append(line)
+    return kept
+
+
+def acp_figures(data: list[bytes]) -> dict[str, float]:
+    """Our v1 models against the `acp` package's on the same lines, in the same run:
+    decode (discarded, kept) as a multiple of `json.loads`, encode of `json.dumps`."""
+    theirs, ours = acp_message_type().model_validate_json, V1Message.model_validate_json
+    theirs(data[0]), ours(data[0])  # validators built outside the timing
+    loads, dumps = json.loads, json.dumps
+    timed = best_of(
         {
-            "theirs": lambda: [
-                m.model_dump_json(by_alias=True, exclude_none=True) for m in their_models
-            ],
-            "ours": lambda: [m.model_dump_json() for m in our_models],
+            "json.loads, discarded": discard(loads, data),
+            "ours, discarded": discard(ours, data),
+            "acp, discarded": discard(theirs, data),
+            "json.loads, kept": keep(loads, data),
+            "ours, kept": keep(ours, data),
+            "acp, kept": keep(theirs, data),
         }
     )
-    return timed["theirs"] / timed["ours"], encoded["theirs"] / encoded["ours"]
+    parsed = [loads(line) for line in data]
+    their_models, our_models = [theirs(line) for line in data], [ours(line) for line in data]
+    timed |= best_of(
+        {
+            "json.dumps": lambda: [dumps(p) for p in parsed],
+            "ours, encode": lambda: [m.model_dump_json() for m in our_models],
+            "acp, encode": lambda: [
+                m.model_dump_json(by_alias=True, exclude_none=True) for m in their_models
+            ],
+        }
+    )
+    figures = {"lines": float(len(data))}
+    for who in ("ours", "acp"):
+        for how in ("discarded", "kept"):
+            figures[f"{who}, {how}"] = timed[f"json.loads, {how}"] / timed[f"{who}, {how}"]
+        figures[f"{who}, encode"] = timed["json.dumps"] / timed[f"{who}, encode"]
+    return figures
 
 
 # -- import and first decode ---------------------------------------------------------------
@@ -506,7 +546,7 @@ def _met(goal: str, values: list[float]) -> str:
 
 
 def main() -> None:
-    from tests.bench import _fast_path
+    from tests.bench import _corpus, _fast_path
 
     print(f"{COUNT:,} mixed session/update messages per corpus, best of {REPEAT} (CPU time),")
     print("GC on unless a row says otherwise; ratio = the baseline's time / this row's time")
@@ -523,15 +563,35 @@ def main() -> None:
         fast_rows, fast[version] = _fast_path.decode_rows(version, data)
         rows += fast_rows
     rows += _fast_path.fallback_rows("v2", corpora["v2"])
-    print(f"\n{'what':58} {'msg/CPU s':>11} {'ratio':>6}  against")
+    # The realistic corpus (tests/bench/_corpus.py): text of 10-400 words, tool calls with
+    # raw input and output, plans, session messages, config options; its rows say so.
+    realistic = {version: _corpus.lines(version, REALISTIC_COUNT) for version in corpora}
+    models = {"v1": V1Message, "v2": V2Message}
+    for version, data in realistic.items():
+        rows += relabel(decode_rows(version, models[version], data), version, "realistic")
+        fast_rows, fast[f"{version} realistic"] = _fast_path.decode_rows(version, data)
+        rows += relabel(fast_rows, version, "realistic")
+    methods: dict[str, float] = {}
+    for label, sets in (("short", corpora), ("realistic", realistic)):
+        for version, data in sets.items():
+            found, methods[f"{version} {label}"] = _fast_path.methods_rows(version, label, data)
+            rows += found
+    print(f"\n{'what':62} {'msg/CPU s':>11} {'ratio':>6}  against")
     for name, rate, ratio, base in rows:
-        print(f"{name:58} {rate:11,.0f} {ratio:6.2f}  {base}")
+        print(f"{name:62} {rate:11,.0f} {ratio:6.2f}  {base}")
     print("\nshare of the corpus the fast path took (the rest fell back to the model):")
     for version, figures in fast.items():
         print(
-            f"  {version}: envelope {figures['share']:.1%},"
-            f" params alone {figures['params share']:.1%}"
+            f"  {version:12}: envelope {figures['share']:.1%},"
+            f" params alone {figures['params share']:.1%},"
+            f" METHODS.decode {methods[version if ' ' in version else version + ' short']:.1%}"
         )
+    print("realistic corpus, per update kind: messages, and the share the fast path took")
+    for version, data in realistic.items():
+        shares = _fast_path.kind_shares(version, data)
+        print("  " + version + ": " + ", ".join(
+            f"{kind} {total} ({taken / total:.0%})" for kind, (total, taken) in shares.items()
+        ))  # fmt: skip
 
     print("\nGC-tracked objects per kept v2 message (what each full collection walks):")
     trackers: dict[str, Callable[[bytes], object]] = {
@@ -542,10 +602,21 @@ def main() -> None:
         print(f"  {name:20} {tracked_per_message(decode, corpora['v2']):5.1f}")
     print(f"  {'fast path':20} {fast['v2']['tracked']:5.1f}  (v1: {fast['v1']['tracked']:.1f})")
 
-    subset = lines("v1", acp_subset=True)
-    decode_vs_acp, encode_vs_acp = acp_ratios(subset)
-    print(f"\nv1 shapes the `acp` package's models accept ({len(subset):,} messages):")
-    print(f"decode x acp: {decode_vs_acp:.2f} (target >= 1.5); encode x acp: {encode_vs_acp:.2f}")
+    acp = {
+        "short": acp_figures(acp_subset(lines("v1", acp_subset=True))),
+        "realistic": acp_figures(acp_subset(realistic["v1"])),
+    }
+    print("\nv1 lines the `acp` package (0.12.1) decodes to the same JSON value, ours beside")
+    print("theirs in the same run (decode x json.loads, encode x json.dumps):")
+    print(f"{'corpus':10} {'lines':>6} {'discarded':>16} {'kept':>16} {'encode':>16}")
+    print(f"{'':17} {'ours':>8} {'acp':>7} {'ours':>8} {'acp':>7} {'ours':>8} {'acp':>7}")
+    for label, figures in acp.items():
+        cells = " ".join(
+            f"{figures[f'{who}, {how}']:{8 if who == 'ours' else 7}.2f}"
+            for how in ("discarded", "kept", "encode")
+            for who in ("ours", "acp")
+        )
+        print(f"{label:10} {figures['lines']:6,.0f} {cells}")
 
     imports = import_report()
     store = store_report()
@@ -593,7 +664,52 @@ def main() -> None:
         f"{'generate v1 v2 x bare datamodel-codegen CPU':44} {'<= 1.3':>7} {'':>19}"
         f" {generate:13.2f}  {_met('<= 1.3', [generate])}"
     )
+    issue_22_table(ratio, acp, fast, methods)
     print(f"\n(cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.1f})")
+
+
+def relabel(rows: list[Row], version: str, label: str) -> list[Row]:
+    """Rows of another corpus: `v1: ...` becomes `v1 realistic: ...`."""
+    return [(name.replace(version, f"{version} {label}", 1), *rest) for name, *rest in rows]  # type: ignore[misc]
+
+
+def issue_22_table(
+    ratio: dict[str, float],
+    acp: dict[str, dict[str, float]],
+    fast: dict[str, dict[str, float]],
+    methods: dict[str, float],
+) -> None:
+    """The targets of issue 22, on both corpora (acp has v1 models only)."""
+    print(f"\n{'issue 22 target':50} {'goal':>7} {'corpus':>10} {'v1':>6} {'v2':>6}  met")
+    for label in ("realistic", "short"):
+        tag = "" if label == "short" else " realistic"
+        versions = ("v1", "v2")
+        figures = acp[label]
+        lines: list[tuple[str, str, list[float]]] = [
+            ("models: discarded decode x json.loads", ">= 0.8",
+             [ratio[f"{v}{tag}: decode, discarded"] for v in versions]),
+            ("models: discarded decode x json.loads, acp lines", ">= 0.8",
+             [figures["ours, discarded"]]),
+            ("models: discarded decode x acp 0.12.1", ">= 1.0",
+             [figures["ours, discarded"] / figures["acp, discarded"]]),
+            ("models: kept decode x acp 0.12.1", ">= 1.0",
+             [figures["ours, kept"] / figures["acp, kept"]]),
+            ("models: encode x acp 0.12.1", ">= 1.0",
+             [figures["ours, encode"] / figures["acp, encode"]]),
+            ("METHODS.decode, discarded x json.loads", "",
+             [ratio[f"{v} {label}: METHODS.decode, discarded"] for v in versions]),
+            ("METHODS.decode, kept x json.loads", "",
+             [ratio[f"{v} {label}: METHODS.decode, kept"] for v in versions]),
+            ("METHODS.decode: share of messages fast", "",
+             [methods[f"{v} {label}"] for v in versions]),
+            ("decode_json (envelope): share of messages fast", "",
+             [fast[f"{v}{tag}"]["share"] for v in versions]),
+            ("decode_json (envelope), discarded x json.loads", "",
+             [ratio[f"{v}{tag} fast: decode_json, discarded"] for v in versions]),
+        ]  # fmt: skip
+        for name, goal, values in lines:
+            cells = " ".join(f"{v:6.2f}" for v in values)
+            print(f"{name:50} {goal:>7} {label:>10} {cells:13}  {_met(goal, values)}")
 
 
 if __name__ == "__main__":
