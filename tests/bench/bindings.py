@@ -1,5 +1,5 @@
-"""Binding benchmark: every figure of the speed targets (docs/performance.md) side by side in one run, as ratios against
-baselines measured in the same run (docs/performance.md explains each row).
+"""Binding benchmark: every figure of the speed targets side by side in one run, as ratios
+against baselines measured in the same run (docs/performance.md explains each row).
 
 - decode of mixed `session/update` messages, results discarded and results kept (cyclic
   GC on, as programs run), against `json.loads` doing the same;
