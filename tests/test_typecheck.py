@@ -81,7 +81,9 @@ def test_what_the_readme_says_about_construction_and_presence(
         "    reveal_type(model.sender_session_id)\n"
         'struct = fast.SessionMessage(message_id="m")\n'
         "if struct.sender_session_id is not UNSET:\n"
-        "    reveal_type(struct.sender_session_id)\n",
+        "    reveal_type(struct.sender_session_id)\n"
+        "from acp_schema.v2.methods import METHODS\n"
+        "reveal_type(METHODS.decode(b'{}').params)\n",
         encoding="utf-8",
     )
     lines = _mypy(installed_project, mypy_cache, tmp_path, str(user))
@@ -91,6 +93,7 @@ def test_what_the_readme_says_about_construction_and_presence(
         'user.py:4: note: "SessionMessage" defined in "acp_schema.v2._models"',
         'user.py:6: note: Revealed type is "str | None"',
         'user.py:9: note: Revealed type is "str | None"',
+        'user.py:11: note: Revealed type is "acp_schema._runtime.AcpModel | None"',
         "Found 1 error in 1 file (checked 1 source file)",
     ]
 

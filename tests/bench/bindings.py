@@ -1,5 +1,5 @@
-"""Binding benchmark: every figure of issue 14 side by side in one run, as ratios against
-baselines measured in the same run (docs/performance.md explains each row).
+"""Binding benchmark: every figure of the speed targets side by side in one run, as ratios
+against baselines measured in the same run (docs/performance.md explains each row).
 
 - decode of mixed `session/update` messages, results discarded and results kept (cyclic
   GC on, as programs run), against `json.loads` doing the same;
@@ -652,7 +652,7 @@ def main() -> None:
         label = "first decode after import, CPU ms" if key == "now" else ""
         goal = "report" if key != "alone" else ""
         table.append((label, goal, path, [imports[v][key][1] * 1000 for v in corpora], ".0f"))
-    print(f"\n{'issue 14 target':44} {'goal':>7} {'path':>19} {'v1':>6} {'v2':>6}  met")
+    print(f"\n{'target':44} {'goal':>7} {'path':>19} {'v1':>6} {'v2':>6}  met")
     for label, goal, path, values, fmt in table:
         cells = " ".join(f"{v:6{fmt}}" for v in values)
         print(f"{label:44} {goal:>7} {path:>19} {cells}  {_met(goal, values)}")
