@@ -27,21 +27,22 @@ def tests(session: nox.Session) -> None:
     agent-client-protocol releases it supports, and then the test suite (what CI runs:
     `.ci/run`); the suite needs no network and no ../shared (reference tests skip without
     it). The suite runs last so that its summary closes the log."""
-    session.install("-e", ".[dev]")
-    if not session.posargs:
-        _matrix(session)
-        _acp_releases(session)
-    session.run("pytest", *session.posargs)
+    _tests(session)
 
 
 @nox.session
 def tests_long(session: nox.Session) -> None:
     """`tests` with the property tests' long example budget (ACP_SCHEMA_LONG=1,
-    tests/budget.py): three times the examples, for CI runs with time to spare."""
-    session.install("-e", ".[dev]")
+    tests/budget.py): three times the examples (CI sets the variable too)."""
     session.env["ACP_SCHEMA_LONG"] = "1"
+    _tests(session)
+
+
+def _tests(session: nox.Session) -> None:
+    session.install("-e", ".[dev]")
     if not session.posargs:
         _matrix(session)
+        _acp_releases(session)
     session.run("pytest", *session.posargs)
 
 
