@@ -21,6 +21,7 @@ from libcst.codemod import CodemodCommand, CodemodContext
 from libcst.metadata import MetadataWrapper
 
 from . import chunk_identity, rules
+from .acknowledge import acknowledgements
 from .bindings import Bindings
 from .facts import METADATA, Facts
 from .old_bindings import OldBindings
@@ -63,6 +64,9 @@ class MigrationCommand(CodemodCommand):
         # then the metadata wrapper need not copy it (the copy doubled time and memory
         # on big modules).
         self.fresh_tree = False
+        # The file's bytes when the caller has them (else the tree's code is used), to
+        # find acknowledgements in its comments.
+        self.source: bytes | None = None
         self.called_helpers: set[str] = set()
         self.blocked_helpers: dict[str, str] = {}
 
@@ -108,6 +112,9 @@ class MigrationCommand(CodemodCommand):
             facts, self.selected, helpers=self.helpers, todo_comments=self.todo_comments
         )
         planner.repository_wide = self.repository_wide
+        planner.acknowledged = acknowledgements(
+            self.source if self.source is not None else tree.code
+        )
         planner.refused = self.refused
         plan = chunk_identity.plan_module(planner)
         self.findings = sorted(plan.findings)

@@ -27,7 +27,7 @@ from .bindings import (
     import_source,
     statement_names,
 )
-from .files import module_name
+from .modules import module_names
 
 IDENTITY_NAMES = frozenset({*IDENTITY_FIELDS, *IDENTITY_FIELDS.values()})
 TAG_FIELDS = frozenset({"session_update", "sessionUpdate"})
@@ -92,16 +92,17 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     app_classes: set[str] = set()
     for path, data in files:
         if b"class" in data and any(name.encode() in data for name in IDENTITY_NAMES):
-            entry = _parse(path, data)
-            if entry is None:
+            entries = _parse(path, data)
+            if not entries:
                 continue
-            name, parsed = entry
-            modules[name] = parsed
+            name, parsed = entries[0]
+            modules.update(entries)
             found = list(_declarations(path, name, parsed.tree))
             declarations.extend(found)
             chunks = {d.name for d in found}
             app_classes.update(
-                f"{name}.{node.name}"
+                f"{alias}.{node.name}"
+                for alias, _ in entries
                 for node in parsed.tree.body
                 if isinstance(node, ast.ClassDef)
                 and node.name not in chunks
@@ -113,8 +114,7 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     markers |= {d.module.rpartition(".")[2].encode() for d in declarations}
     for path, data in files:
         if b"import" in data and any(m in data for m in markers):
-            entry = _parse(path, data)
-            if entry is not None:
+            for entry in _parse(path, data):
                 modules.setdefault(*entry)
     exported = _exports(modules, declarations)
     chunk_classes = sorted(exported.items())
@@ -130,15 +130,16 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     )
 
 
-def _parse(path: Path, data: bytes) -> tuple[str, Parsed] | None:
-    name, package = module_name(path)
-    if name is None:
-        return None
+def _parse(path: Path, data: bytes) -> list[tuple[str, Parsed]]:
+    """The module under each name it can be imported as (primary first)."""
+    names = module_names(path)
+    if names.name is None:
+        return []
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # the migration reports the files it cannot parse
-    return name, Parsed(tree, package)
+        return []  # the migration reports the files it cannot parse
+    return [(name, Parsed(tree, names.package_of(name))) for name, _ in names.names]
 
 
 def _declarations(path: Path, module: str, tree: ast.Module) -> Iterable[Declaration]:
@@ -236,9 +237,8 @@ def _exports(modules: dict[str, Parsed], declarations: Sequence[Declaration]) ->
     # module -> {exported name: declaring qualified name}
     chunk_names: dict[str, dict[str, str]] = {}
     for declaration in declarations:
-        chunk_names.setdefault(declaration.module, {})[declaration.name] = (
-            declaration.qualified_name
-        )
+        for alias in module_names(declaration.path).names:
+            chunk_names.setdefault(alias[0], {})[declaration.name] = declaration.qualified_name
     changed = True
     rounds = 0
     while changed and rounds < 20:

@@ -17,6 +17,7 @@ from typing import Literal
 
 import libcst as cst
 
+from .acknowledge import NONE
 from .bindings import IDENTITY_FIELDS, MESSAGE_CLASS
 from .candidates import IMPORTED, MODULE_LEVEL, TAG_KEYS
 from .facts import Facts
@@ -110,6 +111,8 @@ class Planner:
         # Ids of the functions that name the chunk class or tag (0: module level).
         self.mentions: set[int] = set()
         self.repository_wide = False
+        # Warnings a person marked as handled in place (`# acp-migrate: ok[RULE]`).
+        self.acknowledged = NONE
         # Helpers of this module the run found a reason not to rewrite: name -> reason.
         self.refused: dict[str, str] = {}
         self._widened: set[int] = set()
@@ -130,6 +133,9 @@ class Planner:
 
     def warn(self, node: cst.CSTNode, rule: str, message: str) -> None:
         line, column = self.facts.position(node)
+        if self.acknowledged.covers(line, rule):
+            self.plan.findings.append(Finding(line, column, rule, message, "acknowledged"))
+            return
         self.plan.findings.append(Finding(line, column, rule, message, "warning"))
         if self.todo_comments:
             statement = self.facts.block_statement(node)

@@ -59,12 +59,13 @@ def select_rules(select: Iterable[str] = (), disable: Iterable[str] = ()) -> fro
     return selected - expand(disable)
 
 
-Kind = Literal["change", "warning"]
+Kind = Literal["change", "warning", "acknowledged"]
 
 
 @dataclass(frozen=True, order=True)
 class Finding:
-    """One rewrite made (`change`) or one place left alone for a person (`warning`).
+    """One rewrite made (`change`), one place left alone for a person (`warning`), or
+    such a place a person has marked as handled (`acknowledged`, see `acknowledge`).
 
     `line` is 1-based and `column` 0-based, as Python's own tracebacks and most editors
     count them, and both point into the file as it was before the migration.

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Literal
 from acp_schema.cli_common import ignore_interrupts
 
 from . import rules
+from .acknowledge import acknowledgements
 from .bindings import TRIGGERS
-from .files import module_name
+from .modules import ModuleNames, module_names
 from .old_bindings import OldBindings, find_old_bindings
 from .plan import HelperTemplate
 from .rules import Finding
@@ -65,6 +66,10 @@ class FileResult:
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.kind == "warning"]
 
+    @property
+    def acknowledged(self) -> list[Finding]:
+        return [f for f in self.findings if f.kind == "acknowledged"]
+
 
 def may_be_affected(data: bytes, extra: Iterable[bytes] = ()) -> bool:
     """The cheap check before any parse: a file without any trigger string cannot hold
@@ -97,7 +102,8 @@ def migrate_bytes(
         )
     except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
         return FileResult(path, "failed", error=f"cannot read: {err}", original=data)
-    name, package = module_name(path)
+    names = module_names(path)
+    name, package = names.name, names.package
     context = CodemodContext(filename=str(path), full_module_name=name, full_package_name=package)
     command = ChunkIdentityCommand(
         context,
@@ -110,6 +116,7 @@ def migrate_bytes(
         refused=refused,
     )
     command.fresh_tree = True
+    command.source = data
     try:
         new_module = command.transform_module(module)
         new = new_module.bytes
@@ -254,9 +261,16 @@ def run_all(
     for declaration in old.declarations:
         declaring = results.get(declaration.path)
         if declaring is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
+            handled = acknowledgements(declaring.original).covers(
+                declaration.line, rules.OLD_BINDINGS
+            )
             declaring.findings.append(
                 Finding(
-                    declaration.line, declaration.column, rules.OLD_BINDINGS, declaration.message()
+                    declaration.line,
+                    declaration.column,
+                    rules.OLD_BINDINGS,
+                    declaration.message(),
+                    "acknowledged" if handled else "warning",
                 )
             )
             declaring.findings.sort()
@@ -277,7 +291,8 @@ def _settle_helpers(
     blocks (an impure argument, a re-export, a use without a call) or that no call in
     the run reaches. Each round re-runs only the files concerned; the set of helpers
     only shrinks, so it ends."""
-    roots = {path: str(_import_root(path)) for path in files}
+    names = {path: module_names(path) for path in files}
+    roots = {path: str(names[path].root) for path in files}
     refused: dict[HelperKey, str] = {}
     again: set[Path] | None = None  # None: every file that may call a helper
     while True:
@@ -292,16 +307,22 @@ def _settle_helpers(
             targets = [p for p in files if p in again]
         targets = [p for p in targets if results[p].status != "failed"]
         items = [(p, results[p].original) for p in targets]
+        views = {p: _visible(templates, names, p) for p in files}
         for result in pool.map_each(
             items,
             options,
-            [_for_root(templates, roots[p]) for p in targets],
+            [{q: t for q, (_, t) in views[p].items()} for p in targets],
             [{q: why for (root, q), why in refused.items() if root == roots[p]} for p in targets],
         ):
             results[result.path] = result
-        called = {(roots[r.path], q) for r in results.values() for q in r.called}
+        called = {
+            key
+            for r in results.values()
+            for q in r.called
+            for key in [_key_of(views[r.path], roots[r.path], q)]
+        }
         blocked = {
-            (roots[r.path], q): f"{r.path.name}: {why}"
+            _key_of(views[r.path], roots[r.path], q): f"{r.path.name}: {why}"
             for r in results.values()
             for q, why in r.blocked.items()
         }
@@ -309,8 +330,8 @@ def _settle_helpers(
             failed = results[path]
             if failed.status != "failed":
                 continue
-            for key, (template, _) in templates.items():
-                if key[0] == roots[path] and _may_call(failed, [template]):
+            for key, template in views[path].values():
+                if _may_call(failed, [template]):
                     # A file that may call it but could not be read: its calls are unknown.
                     blocked.setdefault(key, f"{path.name} names it but could not be migrated")
         withdrawn: dict[HelperKey, str] = {}
@@ -324,9 +345,9 @@ def _settle_helpers(
         if not withdrawn:
             break
         refused.update(withdrawn)
-        names = [t for key, (t, _) in templates.items() if key in withdrawn]
+        withdrawn_templates = [t for key, (t, _) in templates.items() if key in withdrawn]
         again = {path for key, (_, path) in templates.items() if key in withdrawn}
-        again |= {p for p in files if _may_call(results[p], names)}
+        again |= {p for p in files if _may_call(results[p], withdrawn_templates)}
     _mark_units(results, roots, refused)
 
 
@@ -342,12 +363,39 @@ def _templates(
     return found
 
 
-def _for_root(
-    templates: Mapping[HelperKey, tuple[HelperTemplate, Path]], root: str
-) -> dict[str, HelperTemplate]:
-    """The helpers a module under `root` can import: those of the same import root (two
-    packages of one name in a monorepo do not see each other's)."""
-    return {q: t for (r, q), (t, _) in templates.items() if r == root}
+def _visible(
+    templates: Mapping[HelperKey, tuple[HelperTemplate, Path]],
+    names: Mapping[Path, ModuleNames],
+    caller: Path,
+) -> dict[str, tuple[HelperKey, HelperTemplate]]:
+    """The helpers `caller` can import, under each name it can import them by: the
+    defining module's names whose root directory holds the caller (two packages of one
+    name in a monorepo do not see each other's). Deeper roots win a name."""
+    where = caller.resolve()
+    found: dict[str, tuple[HelperKey, HelperTemplate, int]] = {}
+    for key, (template, path) in templates.items():
+        module = names[path]
+        local = template.qualified_name[len(module.name or "") + 1 :]
+        for name, root in module.names:
+            if root not in where.parents:
+                continue
+            depth = len(root.parts)
+            qualified = f"{name}.{local}"
+            if qualified not in found or found[qualified][2] < depth:
+                found[qualified] = (key, template, depth)
+    return {q: (key, template) for q, (key, template, _) in found.items()}
+
+
+def _key_of(
+    view: Mapping[str, tuple[HelperKey, HelperTemplate]], root: str, qualified: str
+) -> HelperKey:
+    """The helper a caller's name for it means (its own module's helpers by their name)."""
+    if qualified in view:
+        return view[qualified][0]
+    for key, template in view.values():
+        if template.qualified_name == qualified:
+            return key
+    return (root, qualified)
 
 
 def _mark_units(
@@ -358,16 +406,6 @@ def _mark_units(
         keys = {(root, t.qualified_name) for t in result.helpers}
         keys |= {(root, q) for q in result.called}
         result.units = frozenset(f"{r}:{q}" for r, q in keys if (r, q) not in refused)
-
-
-def _import_root(path: Path) -> Path:
-    """The directory a module is imported from (above its top package)."""
-    name, _ = module_name(path)
-    resolved = path.resolve()
-    if name is None:
-        return resolved.parent
-    depth = name.count(".") + (1 if resolved.stem == "__init__" else 0)
-    return resolved.parents[depth]
 
 
 def write_order(results: Sequence[FileResult]) -> list[FileResult]:

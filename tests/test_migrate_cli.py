@@ -77,12 +77,24 @@ class TestExitCodesAndModes:
         )
         assert migrate("--check", root) == 0
 
-    def test_warnings_alone_do_not_fail_check(
+    def test_warnings_fail_check_until_acknowledged(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
         root = write_files(tmp_path, {"reader.py": READER})
-        assert migrate("--check", root) == 0
+        assert migrate("--check", root) == 1
         assert "reader.py:5:11: chunk-identity/read:" in capsys.readouterr().out
+        # A comment naming another rule acknowledges nothing.
+        handled = READER.replace(
+            "return chunk.sender_session_id",
+            "return chunk.sender_session_id  # acp-migrate: ok[chunk-identity/dict]",
+        )
+        (root / "reader.py").write_text(handled)
+        assert migrate("--check", root) == 1
+        (root / "reader.py").write_text(handled.replace("/dict]", "/read]"))
+        assert migrate("--check", root) == 0
+        out = capsys.readouterr().out
+        assert "0 warning(s), 1 acknowledged" in out
+        assert "reader.py:5:11" not in out.split("\n")[-3]
 
     def test_diff_prints_and_changes_nothing(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -252,6 +264,7 @@ class TestReports:
             "skipped": 1,
             "failed": 1,
             "warnings": {"chunk-identity/read": 1},
+            "acknowledged": {},
         }
         by_name = {Path(f["path"]).name: f for f in report["files"]}
         assert by_name["send.py"]["status"] == "changed"

@@ -81,7 +81,18 @@ class TestDetection:
         assert [(d["module"], d["class"], d["line"]) for d in used["detected"]] == [
             ("app.models", "SessionMessageChunk", 10)
         ]
-        # The migrated tree is clean: a second run changes nothing.
+        # A second run changes nothing; the vendored class stays reported (and --check
+        # red) until it is replaced or acknowledged.
+        capsys.readouterr()
+        assert migrate("--check", root / "app") == 1
+        assert "0 would change" in capsys.readouterr().out
+        models = root / "app" / "models.py"
+        models.write_text(
+            models.read_text().replace(
+                "class SessionMessageChunk(BaseModel):",
+                "class SessionMessageChunk(BaseModel):  # acp-migrate: ok[chunk-identity/old-bindings]",
+            )
+        )
         assert migrate("--check", root / "app") == 0
 
     def test_worker_processes_see_the_detected_bindings(self, tmp_path: Path) -> None:
