@@ -75,7 +75,7 @@ def _is_store(parent: object, node: cst.CSTNode) -> bool:
 
 def _read(planner: Planner, node: cst.CSTNode, obj: cst.BaseExpression, field_name: str) -> None:
     facts = planner.facts
-    fact = facts.fact(obj) if chain(obj) is not None else None
+    fact = facts.fact(obj) if chain(obj) is not None or isinstance(obj, cst.Subscript) else None
     if fact is not None and fact.kind == "other":
         return
     if fact is not None and fact.value is not None:

@@ -316,6 +316,7 @@ def _summary(results: Sequence[FileResult], missing: int) -> dict[str, Any]:
     counts = Counter(r.status for r in results)
     warnings = Counter(f.rule for r in results for f in r.warnings)
     acknowledged = Counter(f.rule for r in results for f in r.acknowledged)
+    verdicts = Counter(a.verdict for r in results for a in r.accounts)
     return {
         "scanned": len(results),
         "changed": counts["changed"],
@@ -324,6 +325,7 @@ def _summary(results: Sequence[FileResult], missing: int) -> dict[str, Any]:
         "failed": counts["failed"] + missing,
         "warnings": dict(sorted(warnings.items())),
         "acknowledged": dict(sorted(acknowledged.items())),
+        "occurrences": {v: verdicts[v] for v in ("changed", "unrelated", "reported", "unchecked")},
     }
 
 
@@ -363,6 +365,7 @@ def _report(
                 "changes": [_finding(f) for f in result.changes],
                 "warnings": [_finding(f) for f in result.warnings],
                 "acknowledged": [_finding(f) for f in result.acknowledged],
+                "occurrences": [a.as_dict() for a in result.accounts],
                 "error": result.error,
             }
             for result in results

@@ -21,9 +21,11 @@ from libcst.codemod import CodemodCommand, CodemodContext
 from libcst.metadata import MetadataWrapper
 
 from . import chunk_identity, rules
+from .accounting import Account, Accountant
 from .acknowledge import acknowledgements
 from .bindings import Bindings
 from .facts import METADATA, Facts
+from .occurrences import scan
 from .old_bindings import OldBindings
 from .plan import Applier, HelperTemplate
 from .planner import Planner
@@ -67,6 +69,7 @@ class MigrationCommand(CodemodCommand):
         # The file's bytes when the caller has them (else the tree's code is used), to
         # find acknowledgements in its comments.
         self.source: bytes | None = None
+        self.accounts: list[Account] = []
         self.called_helpers: set[str] = set()
         self.blocked_helpers: dict[str, str] = {}
 
@@ -112,12 +115,21 @@ class MigrationCommand(CodemodCommand):
             facts, self.selected, helpers=self.helpers, todo_comments=self.todo_comments
         )
         planner.repository_wide = self.repository_wide
-        planner.acknowledged = acknowledgements(
-            self.source if self.source is not None else tree.code
-        )
+        source = self.source if self.source is not None else tree.code.encode("utf-8")
+        planner.acknowledged = acknowledgements(source)
         planner.refused = self.refused
         plan = chunk_identity.plan_module(planner)
-        self.findings = sorted(plan.findings)
+        # Every occurrence of a removed name gets its verdict; those no rule accounts
+        # for are reported here (rule chunk-identity/occurrence).
+        accountant = Accountant(
+            facts,
+            plan,
+            planner.acknowledged,
+            planner.near_chunks,
+            report=rules.OCCURRENCE in self.selected,
+        )
+        self.accounts = accountant.account(scan(source))
+        self.findings = sorted([*plan.findings, *accountant.findings])
         self.exported_helpers = plan.exported
         self.called_helpers = plan.called
         self.blocked_helpers = plan.blocked

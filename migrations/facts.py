@@ -55,6 +55,33 @@ class Fact:
 
 
 UNKNOWN = Fact("unknown")
+# Containers whose last type argument is the type of their items (`dict[str, T]`).
+CONTAINERS = frozenset(
+    {
+        "dict",
+        "Dict",
+        "Mapping",
+        "MutableMapping",
+        "defaultdict",
+        "OrderedDict",
+        "list",
+        "List",
+        "Sequence",
+        "MutableSequence",
+        "set",
+        "frozenset",
+        "Iterable",
+    }
+)
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _element(comprehension: cst.CSTNode) -> cst.CSTNode | None:
+    if isinstance(comprehension, cst.DictComp):
+        return comprehension.value
+    return getattr(comprehension, "elt", None)
+
+
 OTHER = Fact("other")
 
 
@@ -262,19 +289,65 @@ class Facts:
             return True
         if isinstance(expr, cst.Name):
             assignment = self.single_assignment(expr)
-            return assignment is not None and isinstance(assignment.node, cst.ClassDef)
+            return (
+                assignment is not None
+                and isinstance(assignment.node, cst.ClassDef)
+                and not self.subclasses_chunk(assignment.node)
+            )
+        return False
+
+    def subclasses_chunk(self, node: cst.ClassDef, depth: int = 0) -> bool:
+        """Whether a class of this module derives from the chunk class (through classes
+        of this module too): its instances are chunks."""
+        for base in node.bases:
+            if self.is_chunk_class(base.value):
+                return True
+            if isinstance(base.value, cst.Name) and depth < 20:
+                assignment = self.single_assignment(base.value)
+                if (
+                    assignment is not None
+                    and isinstance(assignment.node, cst.ClassDef)
+                    and self.subclasses_chunk(assignment.node, depth + 1)
+                ):
+                    return True
         return False
 
     # --- what an expression holds ------------------------------------------------------
 
     def fact(self, expr: cst.BaseExpression) -> Fact:
-        """What `expr` (a name or dotted name) holds where it is used."""
+        """What `expr` (a name, a dotted name, or an item of a typed container) holds
+        where it is used."""
         narrowed = self._narrowed(expr)
         if narrowed is not None:
             return narrowed
         if isinstance(expr, cst.Name):
             return self._declared(expr)
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name):
+            return self._item(expr.value)
         return UNKNOWN
+
+    def _item(self, container: cst.Name) -> Fact:
+        """An item of a container annotated `dict[str, T]`, `list[T]` and the like."""
+        annotation = self._annotation_of(container)
+        if not isinstance(annotation, cst.Subscript) or not annotation.slice:
+            return UNKNOWN
+        kind = (chain(annotation.value) or "").rpartition(".")[2]
+        if kind not in CONTAINERS:
+            return UNKNOWN
+        last = annotation.slice[-1].slice
+        if not isinstance(last, cst.Index):
+            return UNKNOWN
+        return self._annotated(last.value)
+
+    def _annotation_of(self, name: cst.Name) -> cst.BaseExpression | None:
+        assignment = self.single_assignment(name)
+        node = assignment.node if assignment is not None else None
+        if isinstance(node, cst.Param) and node.annotation is not None:
+            return node.annotation.annotation
+        holder = self.parent(node) if isinstance(node, cst.Name) else None
+        if isinstance(holder, cst.AnnAssign):
+            return holder.annotation.annotation
+        return None
 
     def _declared(self, name: cst.Name) -> Fact:
         assignment = self.single_assignment(name)
@@ -353,6 +426,14 @@ class Facts:
         for current in self.ancestors(expr):
             if isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
                 return None
+            if isinstance(current, COMPREHENSIONS) and child is _element(current):
+                fact = self._filtered(current.for_in, dotted)
+                if fact is not None:
+                    return fact
+            if isinstance(current, cst.IndentedBlock | cst.Module):
+                fact = self._asserted(current, child, dotted)
+                if fact is not None:
+                    return fact
             if isinstance(current, cst.If | cst.While) and child is current.body:
                 fact = self._test_fact(current.test, dotted)
                 if fact is not None and not stores_in([current.body]).rebinds(dotted):
@@ -364,6 +445,39 @@ class Facts:
                     if fact is not None and not stores_in([current.body]).rebinds(dotted):
                         return fact
             child = current
+        return None
+
+    def _filtered(self, for_in: cst.CompFor, dotted: str) -> Fact | None:
+        """`[e.x for e in events if isinstance(e, T)]`: the `if` clauses hold for the
+        element."""
+        current: cst.CompFor | None = for_in
+        while current is not None:
+            for clause in current.ifs:
+                fact = self._test_fact(clause.test, dotted)
+                if fact is not None:
+                    return fact
+            current = current.inner_for_in
+        return None
+
+    def _asserted(self, block: cst.CSTNode, statement: cst.CSTNode, dotted: str) -> Fact | None:
+        """`assert isinstance(e, T)` earlier in the same block, with no rebinding of the
+        name between it and `statement`."""
+        body = block.body if isinstance(block, cst.Module | cst.IndentedBlock) else ()
+        before: list[cst.CSTNode] = []
+        for item in body:
+            if item is statement:
+                break
+            before.append(item)
+        else:
+            return None
+        for index in range(len(before) - 1, -1, -1):
+            line = before[index]
+            if isinstance(line, cst.SimpleStatementLine):
+                for small in line.body:
+                    if isinstance(small, cst.Assert):
+                        fact = self._test_fact(small.test, dotted)
+                        if fact is not None and not stores_in(before[index + 1 :]).rebinds(dotted):
+                            return fact
         return None
 
     def _test_fact(self, test: cst.BaseExpression, dotted: str) -> Fact | None:

@@ -133,7 +133,9 @@ class Planner:
 
     def warn(self, node: cst.CSTNode, rule: str, message: str) -> None:
         line, column = self.facts.position(node)
-        if self.acknowledged.covers(line, rule):
+        handled = self.acknowledged.covers(line, rule)
+        self.plan.warned.append((node, rule, handled))
+        if handled:
             self.plan.findings.append(Finding(line, column, rule, message, "acknowledged"))
             return
         self.plan.findings.append(Finding(line, column, rule, message, "warning"))

@@ -17,6 +17,7 @@ DICT = f"{CHUNK_IDENTITY}/dict"
 READ = f"{CHUNK_IDENTITY}/read"
 IMPORT = f"{CHUNK_IDENTITY}/import"
 OLD_BINDINGS = f"{CHUNK_IDENTITY}/old-bindings"
+OCCURRENCE = f"{CHUNK_IDENTITY}/occurrence"
 
 RULES: dict[str, str] = {
     CONSTRUCTOR: "participant IDs passed to SessionMessageChunk(...) move to a SessionMessage "
@@ -28,6 +29,8 @@ RULES: dict[str, str] = {
     IMPORT: "names imported from the bindings that the installed bindings no longer define",
     OLD_BINDINGS: "classes of the run that still declare the removed chunk fields: reported, "
     "and treated as bindings for the run",
+    OCCURRENCE: "every other use of a removed name in a file that can reach a chunk, unless "
+    "the code shows it is unrelated",
 }
 FAMILIES: dict[str, tuple[str, ...]] = {
     CHUNK_IDENTITY: tuple(rule for rule in RULES if rule.startswith(f"{CHUNK_IDENTITY}/")),

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Literal
 from acp_schema.cli_common import ignore_interrupts
 
 from . import rules
+from .accounting import Account, unrelated_by_reach
 from .acknowledge import acknowledgements
 from .bindings import TRIGGERS
 from .modules import ModuleNames, module_names
+from .occurrences import scan
 from .old_bindings import OldBindings, find_old_bindings
 from .plan import HelperTemplate
 from .rules import Finding
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from libcst import ParserSyntaxError
 
 Status = Literal["changed", "unchanged", "skipped", "failed"]
+NO_REACH = "the file names no chunk class, re-export of one, or chunk tag"
 TRIGGER_BYTES = tuple(t.encode() for t in TRIGGERS)
 
 
@@ -57,6 +60,8 @@ class FileResult:
     # The helper rewrites this file's changes belong to ("root:module.name"): files
     # sharing one must be written together (see `write_groups`).
     units: frozenset[str] = frozenset()
+    # Every occurrence of a removed name in the file, with its verdict (`accounting`).
+    accounts: list[Account] = field(default_factory=list)
 
     @property
     def changes(self) -> list[Finding]:
@@ -143,6 +148,7 @@ def migrate_bytes(
         helpers=list(command.exported_helpers),
         called=set(command.called_helpers),
         blocked=dict(command.blocked_helpers),
+        accounts=list(command.accounts),
     )
 
 
@@ -242,7 +248,9 @@ def run_all(
         if may_be_affected(data, extra):
             pending.append((path, data))
         else:
-            results[path] = FileResult(path, "skipped", original=data)
+            results[path] = FileResult(
+                path, "skipped", original=data, accounts=unrelated_by_reach(scan(data), NO_REACH)
+            )
     done = len(results)
     total = len(files)
     if progress:

@@ -142,7 +142,9 @@ class TestSelection:
     def test_bindings_from_the_command_line_and_pyproject(self, tmp_path: Path) -> None:
         vendored = OLD.replace("acp_schema.v2", "vendored_acp.schema")
         root = write_files(tmp_path, {"app/send.py": vendored})
-        assert migrate("--check", root) == 0
+        # Unconfigured, it is not rewritten; it is reported (a chunk name that does not
+        # resolve to the bindings) unless the occurrence rule is off.
+        assert migrate("--check", "--disable", "chunk-identity/occurrence", root) == 0
         assert migrate("--check", "--bindings", "vendored_acp", root) == 1
         (root / "pyproject.toml").write_text(
             '[tool.acp-schema.migrate]\nbindings = ["vendored_acp"]\nexclude = ["skip_*"]\n'
@@ -265,6 +267,7 @@ class TestReports:
             "failed": 1,
             "warnings": {"chunk-identity/read": 1},
             "acknowledged": {},
+            "occurrences": {"changed": 1, "unrelated": 0, "reported": 1, "unchecked": 0},
         }
         by_name = {Path(f["path"]).name: f for f in report["files"]}
         assert by_name["send.py"]["status"] == "changed"

@@ -238,7 +238,12 @@ class TestDetection:
                 "app/send.py": SEND.format(module="app.models"),
             },
         )
-        assert migrate("--check", "--disable", "chunk-identity/old-bindings", root) == 0
+        # Without detection the vendored class is not known as the chunk: nothing is
+        # rewritten, but its uses are still reported (rule occurrence) unless that is off.
+        assert migrate("--diff", "--disable", "chunk-identity/old-bindings", root) == 0
+        assert migrate("--check", "--disable", "chunk-identity/old-bindings", root) == 1
+        off = ("--disable", "chunk-identity/old-bindings", "--disable", "chunk-identity/occurrence")
+        assert migrate("--check", *off, root) == 0
         assert migrate("--check", root) == 1
 
 
@@ -274,7 +279,13 @@ class TestConfiguration:
                 "repo/send.py": vendored,
             },
         )
-        assert migrate("--check", tmp_path / "repo") == 0
+        # The table above is not read, so vendored_acp is not the bindings: nothing to
+        # change, though the unresolved SessionMessageChunk is reported.
+        report = tmp_path / "report.json"
+        assert migrate("--check", "--json", report, tmp_path / "repo") == 1
+        summary = json.loads(report.read_text())["summary"]
+        assert summary["changed"] == 0
+        assert summary["warnings"] == {"chunk-identity/occurrence": 1}
 
     def test_excludes_are_relative_to_their_pyproject(self, tmp_path: Path) -> None:
         old = SEND.format(module="acp_schema.v2")
