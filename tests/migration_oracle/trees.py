@@ -107,7 +107,10 @@ TREES: list[Tree] = [
             ("src/acme/agent/use.py", "for e in events if isinstance"): "unrelated",
             ("src/acme/agent/use.py", "by_id[key].sender_session_id"): "unrelated",
             ("src/acme/agent/use.py", "used to carry sender_session_id"): "unrelated",
-            ("src/acme/proto/models.py", "    sender_session_id: str | None = None\n    recipient_session_id: str | None = None\n\n\nclass"): "unrelated",
+            (
+                "src/acme/proto/models.py",
+                "    sender_session_id: str | None = None\n    recipient_session_id: str | None = None\n\n\nclass",
+            ): "unrelated",
             ("src/acme/events.py", "    sender_session_id: str\n    text"): "unrelated",
         },
     ),
