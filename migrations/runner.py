@@ -20,7 +20,7 @@ from acp_schema.cli_common import ignore_interrupts
 from . import rules
 from .accounting import Account, unrelated_by_reach
 from .acknowledge import acknowledgements
-from .bindings import TRIGGERS
+from .bindings import TRIGGERS, is_generated_bindings
 from .modules import ModuleNames, module_names
 from .occurrences import scan
 from .old_bindings import OldBindings, find_old_bindings
@@ -77,9 +77,12 @@ class FileResult:
 
 
 def may_be_affected(data: bytes, extra: Iterable[bytes] = ()) -> bool:
-    """The cheap check before any parse: a file without any trigger string cannot hold
-    anything the rules act on."""
-    return any(t in data for t in TRIGGER_BYTES) or any(t in data for t in extra)
+    """The cheap check before any parse: a file that names no chunk class (the bindings'
+    or one found in the run, `extra`), no chunk tag and has no star import cannot reach
+    a chunk, and no rule acts on it; nor on generated bindings (their header says so)."""
+    if not (any(t in data for t in TRIGGER_BYTES) or any(t in data for t in extra)):
+        return False
+    return not is_generated_bindings(data)
 
 
 def migrate_bytes(
@@ -247,6 +250,8 @@ def run_all(
     for path, data in contents:
         if may_be_affected(data, extra):
             pending.append((path, data))
+        elif is_generated_bindings(data):
+            results[path] = FileResult(path, "skipped", original=data)
         else:
             results[path] = FileResult(
                 path, "skipped", original=data, accounts=unrelated_by_reach(scan(data), NO_REACH)

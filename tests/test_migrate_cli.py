@@ -453,3 +453,33 @@ def test_an_internal_error_fails_only_its_file(
     assert "a.py: error: internal error, file left unchanged: RuntimeError: boom" in out
     assert (root / "a.py").read_text() == OLD + "# boom\n"
     assert "SessionMessage(" in (root / "b.py").read_text()
+
+
+class TestPrefilter:
+    def test_generated_bindings_and_files_without_a_chunk_are_not_parsed(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from acp_schema.codegen.package_files import header_lines, seal
+        from acp_schema.migrations import runner
+
+        generated = seal(header_lines("schema.unstable.json", "0.89.0", "0" * 64) + "\n" + OLD)
+        app = "class Event:\n    sender_session_id: str\n\ndef who(e):\n    return e.sender_session_id\n"
+        root = write_files(
+            tmp_path, {"vendor/v2/_models.py": generated, "app/events.py": app, "send.py": OLD}
+        )
+        parsed: list[str] = []
+        migrate_bytes = runner.migrate_bytes
+
+        def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
+            parsed.append(path.name)
+            return migrate_bytes(path, *args, **kwargs)
+
+        monkeypatch.setattr(runner, "migrate_bytes", spy)
+        report = tmp_path / "report.json"
+        assert migrate("--check", "--json", report, root) == 1
+        assert parsed == ["send.py"]
+        files = {Path(f["path"]).name: f for f in json.loads(report.read_text())["files"]}
+        assert files["_models.py"]["status"] == "skipped"
+        assert files["_models.py"]["occurrences"] == []  # generated: not the user's code
+        # The application's own fields are listed, unrelated: no chunk is in reach.
+        assert [o["verdict"] for o in files["events.py"]["occurrences"]] == ["unrelated"] * 2
