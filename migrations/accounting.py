@@ -120,8 +120,8 @@ class Accountant:
         self.acknowledged = acknowledged
         self.report = report
         self.findings: list[Finding] = []
-        self.spans = [*self._spans()]
-        self.nodes = _NodeIndex(facts)
+        self.spans: list[_Span] = []
+        self.nodes: _NodeIndex | None = None
 
     def _range(self, node: cst.CSTNode) -> CodeRange | None:
         where: CodeRange | None = self.facts._get(PositionProvider, node)
@@ -138,13 +138,23 @@ class Accountant:
                 yield _Span(_pos(where.start), _pos(where.end), "reported", rule, acknowledged)
 
     def account(self, found: Iterable[Occurrence]) -> list[Account]:
-        return [self._one(o) for o in found]
+        occurrences = list(found)
+        if not occurrences:
+            return []
+        self.spans = [*self._spans()]
+        self.nodes = _NodeIndex(self.facts, {(o.line, o.column) for o in occurrences})
+        return [self._one(o) for o in occurrences]
+
+    @property
+    def index(self) -> _NodeIndex:
+        assert self.nodes is not None, "account() builds the index"
+        return self.nodes
 
     def _one(self, occurrence: Occurrence) -> Account:
-        node = self.nodes.node_for(occurrence)
+        node = self.index.node_for(occurrence)
         where = (occurrence.line, occurrence.column)
         if node is not None and occurrence.in_string:
-            where = self.nodes.inner_position(node, occurrence) or where
+            where = self.index.inner_position(node, occurrence) or where
         holding = [s for s in self.spans if s.holds(where)]
         if holding:
             span = min(holding, key=lambda s: s.size)
@@ -161,7 +171,7 @@ class Accountant:
         evidence, problem = self._classify(node, occurrence)
         if evidence is not None:
             return Account(occurrence, "unrelated", evidence=evidence)
-        if not (self.near(node) or self.nodes.unresolved_chunk):
+        if not (self.near(node) or self.index.unresolved_chunk):
             return Account(occurrence, "unrelated", evidence=FAR)
         return self._reported(occurrence, problem or "a use of a removed name")
 
@@ -187,7 +197,7 @@ class Accountant:
     def _classify(self, node: cst.CSTNode, occurrence: Occurrence) -> tuple[str | None, str]:
         """(evidence that it is unrelated, or None with what the problem is)."""
         if occurrence.in_string:
-            inner = self.nodes.inner_node(node, occurrence)
+            inner = self.index.inner_node(node, occurrence)
             if isinstance(inner, cst.Name):
                 return self._name(inner)
             if inner is not None:
@@ -212,7 +222,7 @@ class Accountant:
         if owner is not None:
             if self._is_chunk_class_def(owner):
                 return None, f"the chunk class `{owner.name.value}` still declares it"
-            if owner.name.value in self.nodes.chunk_built:
+            if owner.name.value in self.index.chunk_built:
                 return None, f"`{owner.name.value}` is built as a chunk payload and declares it"
             return f"a member of class `{owner.name.value}`, which is not a chunk", ""
         if isinstance(parent, cst.MatchKeywordElement):
@@ -384,24 +394,46 @@ def _pos(where: Any) -> Position:
     return (where.line, where.column)
 
 
-class _NodeIndex(cst.CSTVisitor):
-    """Name nodes outside strings and top-level string literals, by where they start."""
+class _NodeIndex:
+    """The nodes the occurrences start at (names outside strings, top-level string
+    literals), and what the module shows about chunks beyond the rules' facts. Read from
+    the position metadata already computed, not by another walk of the tree."""
 
-    def __init__(self, facts: Facts) -> None:
-        super().__init__()
+    def __init__(self, facts: Facts, wanted: set[Position]) -> None:
         self.facts = facts
         self.names: dict[Position, cst.Name] = {}
         self.strings: dict[Position, cst.CSTNode] = {}
         # Names of classes called with the chunk tag (`Payload(sessionUpdate=...)`).
         self.chunk_built: set[str] = set()
         self.unresolved_chunk = False
-        facts.module.visit(self)
+        for node, where in facts.positions().items():
+            if isinstance(node, cst.Name):
+                self._name(node, where)
+            elif isinstance(node, cst.SimpleString | cst.FormattedString):
+                start = _pos(where.start)
+                if start in wanted and not self._in_fstring(node):
+                    self.strings[start] = node
+            elif isinstance(node, cst.Call):
+                if isinstance(node.func, cst.Name) and _tagged_call(node) == CHUNK_TAG:
+                    self.chunk_built.add(node.func.value)
+            elif isinstance(node, cst.ImportFrom):
+                self._star(node)
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and _tagged_call(node) == CHUNK_TAG:
-            self.chunk_built.add(node.func.value)
+    def _name(self, node: cst.Name, where: CodeRange) -> None:
+        if node.value in REMOVED_NAMES:
+            start = _pos(where.start)
+            if not self._in_fstring(node):
+                self.names[start] = node
+        elif node.value == CHUNK_CLASS and not self.facts.is_chunk_class(node):
+            # `SessionMessageChunk` that does not resolve to the bindings: a facade, a
+            # star import, a package this run cannot see. It may well be the chunk.
+            holder = self.facts.parent(node)
+            if not isinstance(holder, cst.ClassDef | cst.Attribute) or (
+                isinstance(holder, cst.Attribute) and holder.attr is node
+            ):
+                self.unresolved_chunk = True
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+    def _star(self, node: cst.ImportFrom) -> None:
         # A star import of the bindings: what it brings cannot be resolved by name.
         if isinstance(node.names, cst.ImportStar) and node.module is not None:
             module = code(node.module)
@@ -409,26 +441,14 @@ class _NodeIndex(cst.CSTVisitor):
             if bindings.owner(module) or any(m == module for _, m in bindings.chunk_classes):
                 self.unresolved_chunk = True
 
-    def leave_Name(self, original_node: cst.Name) -> None:
-        # `SessionMessageChunk` that does not resolve to the bindings: a facade, a star
-        # import, a package this run cannot see. It may well be the chunk.
-        if original_node.value == CHUNK_CLASS and not self.facts.is_chunk_class(original_node):
-            holder = self.facts.parent(original_node)
-            if not isinstance(holder, cst.ClassDef | cst.Attribute) or (
-                isinstance(holder, cst.Attribute) and holder.attr is original_node
-            ):
-                self.unresolved_chunk = True
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in REMOVED_NAMES:
-            self.names[self.facts.position(node)] = node
-
-    def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        self.strings[self.facts.position(node)] = node
-
-    def visit_FormattedString(self, node: cst.FormattedString) -> bool:
-        self.strings[self.facts.position(node)] = node
-        return False  # what it holds counts as its text
+    def _in_fstring(self, node: cst.CSTNode) -> bool:
+        """Inside an f-string, whose whole text is the occurrence's literal."""
+        for current in self.facts.ancestors(node):
+            if isinstance(current, cst.FormattedString):
+                return True
+            if isinstance(current, cst.BaseStatement):
+                return False
+        return False
 
     def node_for(self, occurrence: Occurrence) -> cst.CSTNode | None:
         where = (occurrence.line, occurrence.column)

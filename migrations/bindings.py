@@ -49,6 +49,7 @@ def is_generated_bindings(data: bytes) -> bool:
     second = data.split(b"\n", 2)[1:2]
     return bool(second) and second[0].rstrip(b"\r") == GENERATED_LINE2
 
+
 # Names the 2.1.0 bindings renamed, for the hint of the import rule.
 KNOWN_RENAMES: dict[str, str] = {
     "AuthCapabilities": "ClientAuthCapabilities",

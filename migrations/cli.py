@@ -181,7 +181,9 @@ def migrate_command(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
-    outcome = run_all(files, options, jobs=args.jobs, progress=bar)
+    outcome = run_all(
+        files, options, jobs=args.jobs, progress=bar, account_skipped=args.json is not None
+    )
     results = outcome.results
     if bar is not None:
         bar.clear()

@@ -8,7 +8,7 @@ else is `UNKNOWN`, and the rules leave unknown code alone.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -120,6 +120,11 @@ class Facts:
     def scope(self, node: cst.CSTNode) -> Scope | None:
         scope: Scope | None = self._get(ScopeProvider, node)
         return scope
+
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """Every node's position (the metadata already resolved for the module)."""
+        found: Mapping[cst.CSTNode, CodeRange] = self._metadata.metadata.get(PositionProvider, {})  # type: ignore[assignment]
+        return found
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         where: CodeRange | None = self._get(PositionProvider, node)

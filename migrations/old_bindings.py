@@ -237,8 +237,8 @@ def _exports(modules: dict[str, Parsed], declarations: Sequence[Declaration]) ->
     # module -> {exported name: declaring qualified name}
     chunk_names: dict[str, dict[str, str]] = {}
     for declaration in declarations:
-        for alias in module_names(declaration.path).names:
-            chunk_names.setdefault(alias[0], {})[declaration.name] = declaration.qualified_name
+        for name, _ in module_names(declaration.path).names:
+            chunk_names.setdefault(name, {})[declaration.name] = declaration.qualified_name
     changed = True
     rounds = 0
     while changed and rounds < 20:

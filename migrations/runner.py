@@ -225,8 +225,12 @@ def run_all(
     *,
     jobs: int = 1,
     progress: Progress | None = None,
+    account_skipped: bool = True,
 ) -> Run:
     """Migrate `files` (in memory), each with its own options (or the same for all).
+
+    `account_skipped`: also list the occurrences of removed names in the files the
+    prefilter skips (all unrelated: no chunk in reach); only a report shows them.
 
     First the old chunk classes the files declare are found (rule old-bindings) and
     treated as bindings everywhere. Pass 1 runs every file that may be affected; when
@@ -253,8 +257,9 @@ def run_all(
         elif is_generated_bindings(data):
             results[path] = FileResult(path, "skipped", original=data)
         else:
+            found = scan(data) if account_skipped else []
             results[path] = FileResult(
-                path, "skipped", original=data, accounts=unrelated_by_reach(scan(data), NO_REACH)
+                path, "skipped", original=data, accounts=unrelated_by_reach(found, NO_REACH)
             )
     done = len(results)
     total = len(files)
@@ -320,11 +325,11 @@ def _settle_helpers(
             targets = [p for p in files if p in again]
         targets = [p for p in targets if results[p].status != "failed"]
         items = [(p, results[p].original) for p in targets]
-        views = {p: _visible(templates, names, p) for p in files}
+        view = _Views(templates, names)
         for result in pool.map_each(
             items,
             options,
-            [{q: t for q, (_, t) in views[p].items()} for p in targets],
+            [{q: t for q, (_, t) in view(p).items()} for p in targets],
             [{q: why for (root, q), why in refused.items() if root == roots[p]} for p in targets],
         ):
             results[result.path] = result
@@ -332,10 +337,10 @@ def _settle_helpers(
             key
             for r in results.values()
             for q in r.called
-            for key in [_key_of(views[r.path], roots[r.path], q)]
+            for key in [_key_of(view(r.path), roots[r.path], q)]
         }
         blocked = {
-            _key_of(views[r.path], roots[r.path], q): f"{r.path.name}: {why}"
+            _key_of(view(r.path), roots[r.path], q): f"{r.path.name}: {why}"
             for r in results.values()
             for q, why in r.blocked.items()
         }
@@ -343,7 +348,7 @@ def _settle_helpers(
             failed = results[path]
             if failed.status != "failed":
                 continue
-            for key, template in views[path].values():
+            for key, template in view(path).values():
                 if _may_call(failed, [template]):
                     # A file that may call it but could not be read: its calls are unknown.
                     blocked.setdefault(key, f"{path.name} names it but could not be migrated")
@@ -397,6 +402,25 @@ def _visible(
             if qualified not in found or found[qualified][2] < depth:
                 found[qualified] = (key, template, depth)
     return {q: (key, template) for q, (key, template, _) in found.items()}
+
+
+class _Views:
+    """What each file sees of the helpers (`_visible`), worked out for the files that
+    need it only (a run has thousands of files and a few helpers' callers)."""
+
+    def __init__(
+        self,
+        templates: Mapping[HelperKey, tuple[HelperTemplate, Path]],
+        names: Mapping[Path, ModuleNames],
+    ) -> None:
+        self.templates = templates
+        self.names = names
+        self.seen: dict[Path, dict[str, tuple[HelperKey, HelperTemplate]]] = {}
+
+    def __call__(self, path: Path) -> dict[str, tuple[HelperKey, HelperTemplate]]:
+        if path not in self.seen:
+            self.seen[path] = _visible(self.templates, self.names, path)
+        return self.seen[path]
 
 
 def _key_of(
