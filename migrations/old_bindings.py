@@ -14,6 +14,7 @@ the names packages re-export it as (`from .models import SessionMessageChunk`, o
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,11 +26,15 @@ from .bindings import (
     IDENTITY_FIELDS,
     MESSAGE_CLASS,
     import_source,
+    is_generated_bindings,
     statement_names,
 )
 from .modules import module_names
 
 IDENTITY_NAMES = frozenset({*IDENTITY_FIELDS, *IDENTITY_FIELDS.values()})
+CHUNK_MARKERS = (CHUNK_CLASS.encode(), CHUNK_TAG.encode())
+# A line that starts a top-level statement (the end of a class block).
+_NEXT_TOP_LEVEL = re.compile(rb"^[^\s#)\]}]", re.MULTILINE)
 TAG_FIELDS = frozenset({"session_update", "sessionUpdate"})
 HINT = "regenerate or replace with acp_schema.v1/v2"
 
@@ -90,9 +95,15 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     modules: dict[str, Parsed] = {}
     declarations: list[Declaration] = []
     app_classes: set[str] = set()
-    for path, data in files:
+    candidates = [
+        (path, data)
+        for path, data in files
+        if b"class" in data and any(name.encode() in data for name in IDENTITY_NAMES)
+    ]
+    for path, data in _worth_parsing(candidates, files):
         if b"class" in data and any(name.encode() in data for name in IDENTITY_NAMES):
-            entries = _parse(path, data)
+            entries = _parse_generated(path, data) if is_generated_bindings(data) else None
+            entries = entries if entries is not None else _parse(path, data)
             if not entries:
                 continue
             name, parsed = entries[0]
@@ -128,6 +139,46 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     return OldBindings(
         tuple(declarations), tuple(chunk_classes), tuple(without), tuple(sorted(app_classes))
     )
+
+
+def _worth_parsing(
+    candidates: Sequence[tuple[Path, bytes]], files: Sequence[tuple[Path, bytes]]
+) -> list[tuple[Path, bytes]]:
+    """The candidates that can matter: those that may declare a chunk (they name its
+    class or tag), and those that only have look-alike classes when a file that can
+    reach a chunk names their module (only such files' reads need them)."""
+    declaring = [(p, d) for p, d in candidates if any(t in d for t in CHUNK_MARKERS)]
+    others = [(p, d) for p, d in candidates if not any(t in d for t in CHUNK_MARKERS)]
+    if not others:
+        return declaring
+    reaching = [d for _, d in files if any(t in d for t in (*CHUNK_MARKERS, b"import *"))]
+    named = [(p, d) for p, d in others if any(_last_part(p).encode() in r for r in reaching)]
+    return declaring + named
+
+
+def _last_part(path: Path) -> str:
+    return path.parent.name if path.stem == "__init__" else path.stem
+
+
+def _parse_generated(path: Path, data: bytes) -> list[tuple[str, Parsed]] | None:
+    """Generated bindings are not parsed whole (two of them are 10k lines): only their
+    `SessionMessageChunk` class, which declares the participant IDs in old ones. None
+    when the class is not found where the generator puts it (then the whole file is)."""
+    start = data.find(b"\nclass SessionMessageChunk(")
+    if start < 0:
+        return []
+    start += 1
+    found = _NEXT_TOP_LEVEL.search(data, data.find(b"\n", start) + 1)
+    block = data[start : found.start() if found else len(data)]
+    try:
+        tree = ast.parse(block)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    ast.increment_lineno(tree, data.count(b"\n", 0, start))
+    names = module_names(path)
+    if names.name is None:
+        return []
+    return [(name, Parsed(tree, names.package_of(name))) for name, _ in names.names]
 
 
 def _parse(path: Path, data: bytes) -> list[tuple[str, Parsed]]:

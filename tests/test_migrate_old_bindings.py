@@ -327,3 +327,19 @@ class TestConfiguration:
         assert "Traceback" not in captured.err
         assert str(tmp_path / "pyproject.toml") in captured.err
         assert (tmp_path / "send.py").read_text() == old
+
+
+def test_old_generated_bindings_are_detected_without_parsing_them_whole(tmp_path: Path) -> None:
+    from acp_schema.codegen.package_files import header_lines, seal
+
+    # Bindings an older acp-schema generated (the header says so) whose chunk still has
+    # the IDs: only the chunk class is read, and it counts as the bindings' chunk.
+    generated = seal(header_lines("schema.unstable.json", "0.80.0", "0" * 64) + "\n" + MODELS)
+    files = [
+        (tmp_path / "vendor" / "_models.py", generated.encode()),
+        (tmp_path / "send.py", SEND.format(module="_models").encode()),
+    ]
+    found = find_old_bindings(files)
+    [declaration] = found.declarations
+    assert (declaration.name, declaration.line) == ("SessionMessageChunk", 14)
+    assert found.app_classes == ()  # only the chunk class was read
