@@ -99,7 +99,11 @@ def register(commands: Subparsers) -> None:
     )
     output = migrate.add_argument_group("output")
     output.add_argument(
-        "--jobs", type=_positive, default=1, metavar="N", help="worker processes (default 1)"
+        "--jobs",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="worker processes (default 1); they help only when many files can reach a chunk",
     )
     output.add_argument(
         "--json", type=Path, metavar="REPORT", help="write a machine-readable report here"
