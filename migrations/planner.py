@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import libcst as cst
+from libcst.metadata import Assignment, Scope
 
 from .acknowledge import NONE
 from .bindings import IDENTITY_FIELDS, MESSAGE_CLASS
@@ -583,10 +584,29 @@ class Planner:
             if name in {"None", "True", "False"}:
                 continue
             if function is None or scope is None or name not in scope.assignments:
+                if scope is not None and self._module_constant(name, scope):
+                    continue
                 return True  # a global (or builtin): any call may rebind it
             if name in rebound:
                 return True
         return False
+
+    def _module_constant(self, name: str, scope: Scope) -> bool:
+        """A module-level name bound once by a plain assignment and never again (no
+        `global` statement rebinds it: that would be a second assignment here)."""
+        found = list(scope.globals.assignments[name])
+        if len(found) != 1 or not isinstance(found[0], Assignment):
+            return False
+        target = found[0].node
+        holder = self.facts.parent(target)
+        if isinstance(holder, cst.AssignTarget):
+            holder = self.facts.parent(holder)
+        if not isinstance(holder, cst.Assign | cst.AnnAssign):
+            return False
+        line = self.facts.parent(holder)
+        return isinstance(line, cst.SimpleStatementLine) and isinstance(
+            self.facts.parent(line), cst.Module
+        )
 
     def _in_loop(self, node: cst.CSTNode) -> bool:
         for current in self.facts.ancestors(node):

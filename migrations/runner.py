@@ -8,6 +8,7 @@ write them, print a diff, or only count them.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -481,17 +482,23 @@ def write_groups(results: Sequence[FileResult]) -> list[list[FileResult]]:
 
 def _may_call(result: FileResult, helpers: Iterable[HelperTemplate]) -> bool:
     """Whether a file may call a helper of another module: it names the helper and the
-    last part of the helper's module (as `from .chunks import make` does)."""
+    last part of the helper's module (as `from .chunks import make` does), each as a
+    whole word (`test_text_chunk_sends` does not name `_text_chunk`)."""
     own = {t.qualified_name for t in result.helpers}
+    data = result.original
     for template in helpers:
         if template.qualified_name in own:
             continue
         module, _, name = template.qualified_name.rpartition(".")
-        if name.encode() in result.original and module.rpartition(".")[2].encode() in (
-            result.original
-        ):
+        if _word(name, data) and _word(module.rpartition(".")[2], data):
             return True
     return False
+
+
+def _word(name: str, data: bytes) -> bool:
+    if name.encode() not in data:  # the cheap test first
+        return False
+    return re.search(rb"\b" + re.escape(name.encode()) + rb"\b", data) is not None
 
 
 class _Pool:

@@ -320,6 +320,38 @@ CALLER = textwrap.dedent(
 
 
 class TestRepositoryRuns:
+    def test_a_file_that_does_not_call_the_helper_is_not_migrated_again(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # Imports from the helper's module, and has the helper's name inside longer names.
+        tests = (
+            "from app.helpers import SessionMessageChunk\n\n\n"
+            "def test_text_chunk_keeps_the_content():\n    assert SessionMessageChunk\n"
+        )
+        root = write_files(
+            tmp_path,
+            {
+                "app/__init__.py": "",
+                "app/helpers.py": HELPERS,
+                "app/use.py": CALLER,
+                "app/test_helpers.py": tests,
+            },
+        )
+        from acp_schema.migrations import runner
+
+        runs: list[str] = []
+        migrate_bytes = runner.migrate_bytes
+
+        def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
+            runs.append(path.name)
+            return migrate_bytes(path, *args, **kwargs)
+
+        monkeypatch.setattr(runner, "migrate_bytes", spy)
+        assert migrate(root) == 0
+        assert runs.count("test_helpers.py") == 1
+        # The caller reaches no chunk itself: run once, with the helper's template.
+        assert runs.count("use.py") == 1
+
     def test_helper_called_from_another_module(self, tmp_path: Path) -> None:
         root = write_files(
             tmp_path, {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}

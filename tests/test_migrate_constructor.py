@@ -1002,6 +1002,66 @@ class TestOnlyProvenSends(MigrationTest):
         )
         assert "`peer.session_update` changes inside the loop" in findings[0].message
 
+    def test_a_module_constant_never_reassigned_does_not_block_the_hoist(self) -> None:
+        self.migrate(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            AGENT_SESSION = "agent-1"
+
+            def stream(out, mid, parts):
+                for part in parts:
+                    log(part)
+                    out.send(SessionMessageChunk(message_id=mid, content=part, sender_session_id=AGENT_SESSION))
+            """,
+            """
+            from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+            AGENT_SESSION = "agent-1"
+
+            def stream(out, mid, parts):
+                out.send(SessionMessage(message_id=mid, sender_session_id=AGENT_SESSION))
+                for part in parts:
+                    log(part)
+                    out.send(SessionMessageChunk(message_id=mid, content=part))
+            """,
+        )
+
+    def test_a_module_name_a_function_rebinds_blocks_the_hoist(self) -> None:
+        findings = self.migrate(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            AGENT_SESSION = "agent-1"
+
+            def switch():
+                global AGENT_SESSION
+                AGENT_SESSION = "agent-2"
+
+            def stream(out, mid, parts):
+                for part in parts:
+                    switch()
+                    out.send(SessionMessageChunk(message_id=mid, content=part, sender_session_id=AGENT_SESSION))
+            """,
+            """
+            from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+            AGENT_SESSION = "agent-1"
+
+            def switch():
+                global AGENT_SESSION
+                AGENT_SESSION = "agent-2"
+
+            def stream(out, mid, parts):
+                for part in parts:
+                    switch()
+                    out.send(SessionMessage(message_id=mid, sender_session_id=AGENT_SESSION))
+                    out.send(SessionMessageChunk(message_id=mid, content=part))
+            """,
+            warnings=[(C, 12)],
+        )
+        assert "switch(...)" in findings[0].message
+
     def test_a_call_in_the_loop_may_change_a_global_message_id(self) -> None:
         self.migrate(
             """
