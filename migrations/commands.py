@@ -14,6 +14,7 @@ import argparse
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import ClassVar
 
 import libcst as cst
@@ -26,7 +27,7 @@ from .acknowledge import acknowledgements
 from .bindings import Bindings
 from .facts import METADATA, Facts
 from .occurrences import scan
-from .old_bindings import OldBindings
+from .old_bindings import HINT, OldBindings, find_old_bindings
 from .plan import Applier, HelperTemplate
 from .planner import Planner
 from .rules import ALL_RULES, Finding
@@ -129,7 +130,7 @@ class MigrationCommand(CodemodCommand):
             report=rules.OCCURRENCE in self.selected,
         )
         self.accounts = accountant.account(scan(source))
-        self.findings = sorted([*plan.findings, *accountant.findings])
+        self.findings = sorted([*plan.findings, *accountant.findings, *self._vendored(source)])
         self.exported_helpers = plan.exported
         self.called_helpers = plan.called
         self.blocked_helpers = plan.blocked
@@ -141,6 +142,28 @@ class MigrationCommand(CodemodCommand):
         result = tree.visit(Applier(plan))
         assert isinstance(result, cst.Module)
         return result
+
+    def _vendored(self, source: bytes) -> list[Finding]:
+        """Under libcst's runner (one file at a time), an old chunk class declared here
+        cannot be treated as the chunk in the other files: say so where it is declared,
+        and how to run the migration so that it is. (`acp-schema migrate` finds such
+        classes in the whole run first and reports them itself.)"""
+        if self.repository_wide or rules.OLD_BINDINGS not in self.selected:
+            return []
+        path = Path(self.context.filename or "module.py")
+        found = find_old_bindings([(path, source)])
+        return [
+            Finding(
+                d.line,
+                d.column,
+                rules.OLD_BINDINGS,
+                f"{d.kind} `{d.name}` declares {' and '.join(d.fields)}, which chunks no "
+                f"longer have: {HINT}; libcst's runner looks at one file at a time, so this "
+                "run does not treat it as the chunk: run `acp-schema migrate` on the whole "
+                f"tree (it finds such classes), or pass `--bindings {d.module}`",
+            )
+            for d in found.declarations
+        ]
 
 
 class ChunkIdentityCommand(MigrationCommand):

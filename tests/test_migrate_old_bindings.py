@@ -343,3 +343,15 @@ def test_old_generated_bindings_are_detected_without_parsing_them_whole(tmp_path
     [declaration] = found.declarations
     assert (declaration.name, declaration.line) == ("SessionMessageChunk", 14)
     assert found.app_classes == ()  # only the chunk class was read
+
+
+def test_libcst_runner_says_it_cannot_treat_a_vendored_class_as_the_chunk() -> None:
+    from .migrate_support import run_codemod
+
+    code, findings, _ = run_codemod(MODELS, module="app.models")
+    assert code == MODELS
+    [warning] = [f for f in findings if f.rule == "chunk-identity/old-bindings"]
+    assert warning.line == 10
+    assert "one file at a time" in warning.message
+    assert "`acp-schema migrate`" in warning.message
+    assert "--bindings" in warning.message
