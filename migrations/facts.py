@@ -73,6 +73,10 @@ CONTAINERS = frozenset(
         "Iterable",
     }
 )
+# Their names (`Any`, `Mapping`, `Protocol`) say nothing about what a value is not.
+TYPING_MODULES = frozenset(
+    {"typing", "typing_extensions", "collections", "abc", "builtins", "types"}
+)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
@@ -292,6 +296,8 @@ class Facts:
             return True
         if self.qualified_names(expr) & self.bindings.app_classes:  # a look-alike of the run
             return True
+        if self._imported_other_class(expr):
+            return True
         if isinstance(expr, cst.Name):
             assignment = self.single_assignment(expr)
             return (
@@ -300,6 +306,28 @@ class Facts:
                 and not self.subclasses_chunk(assignment.node)
             )
         return False
+
+    def _imported_other_class(self, expr: cst.BaseExpression) -> bool:
+        """An imported name (or an attribute of an imported module) that resolves to
+        something other than a chunk class, under another name than the chunk's: the
+        application's own class (`from app.events import MessageEvent`). A re-export of
+        the chunk keeps its name (`from app.facade import SessionMessageChunk`)."""
+        root = expr
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return False
+        assignment = self.access_of(root)
+        referents = list(assignment.referents) if assignment is not None else []
+        if len(referents) != 1 or not isinstance(referents[0], ImportAssignment):
+            return False
+        names = self.qualified_names(expr)
+        return bool(names) and all(
+            q.rpartition(".")[2] != CHUNK_CLASS
+            and self.bindings.class_module(q, CHUNK_CLASS) is None
+            and q.partition(".")[0] not in TYPING_MODULES
+            for q in names
+        )
 
     def subclasses_chunk(self, node: cst.ClassDef, depth: int = 0) -> bool:
         """Whether a class of this module derives from the chunk class (through classes

@@ -666,7 +666,10 @@ class TestLeftAlone(MigrationTest):
                 chunk = SessionMessageChunk(message_id=mid, sender_session_id=me)
                 out.put(chunk)
                 return chunk.sender_session_id
-            """
+            """,
+            # Left alone; only the class is reported, as `acp-schema migrate` reports it
+            # (it may be a vendored copy of the old chunk, which this runner cannot use).
+            warnings=[(rules.OLD_BINDINGS, 3)],
         )
 
     def test_same_name_from_another_package(self) -> None:

@@ -223,3 +223,22 @@ class TestForkShapedTree:
         use = (root / "src/acme/app/use.py").read_text()
         assert "out.put(SessionMessage(message_id=mid, sender_session_id=me))" in use
         assert migrate("--check", root) == 0
+
+    def test_no_read_warning_where_the_code_shows_the_application_class(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        from tests.migration_oracle.trees import TREES
+
+        [fork] = [t for t in TREES if t.name == "fork-namespace-src-layout"]
+        root = write_files(tmp_path, fork.files)
+        # The vendored models named as bindings (detection off, so the application's
+        # classes are not known as look-alikes either): `assert isinstance(e, ...)`, a
+        # comprehension filtered by isinstance and a `dict[str, _Message]` lookup show
+        # the type; only the read from a chunk is reported.
+        off = ("--disable", "chunk-identity/old-bindings")
+        assert migrate("--check", "--bindings", "acme.proto.models", *off, root) == 1
+        warnings = [
+            line for line in capsys.readouterr().out.splitlines() if ": chunk-identity/" in line
+        ]
+        assert len(warnings) == 1
+        assert "use.py:7:15: chunk-identity/read:" in warnings[0]
