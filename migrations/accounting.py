@@ -30,6 +30,7 @@ from . import rules
 from .acknowledge import Acknowledgements
 from .bindings import CHUNK_CLASS, CHUNK_TAG
 from .candidates import TAG_KEYS
+from .examples import Invalid, Valid
 from .facts import Facts
 from .occurrences import REMOVED_NAMES, Occurrence, names_in_text
 from .plan import Plan
@@ -509,3 +510,49 @@ def _occurrence_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 def _text(node: cst.CSTNode) -> str:
     return node.value if isinstance(node, cst.Name) else code(node)
+
+
+# Examples of rule chunk-identity/occurrence (Fixit style): its documentation and tests.
+EXAMPLES = (
+    Valid(
+        """
+        from dataclasses import dataclass
+        from acp_schema.v2 import SessionMessageChunk
+
+        @dataclass
+        class MessageEvent:
+            sender_session_id: str
+
+        def senders(events: list[object]) -> list[str]:
+            return [e.sender_session_id for e in events if isinstance(e, MessageEvent)]
+        """,
+        why="a field of the application's own class, read where isinstance shows it",
+    ),
+    Valid(
+        """
+        def audit(record):
+            return record.sender_session_id
+        """,
+        why="the module reaches no chunk",
+    ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        def retag(chunk: SessionMessageChunk, me: str) -> SessionMessageChunk:
+            return chunk.model_copy(update={"sender_session_id": me})
+        """,
+        lines=(4,),
+        why="model_copy sets a field the chunk no longer has; no other rule sees it",
+    ),
+    Invalid(
+        """
+        from app.facade import SessionMessageChunk
+
+        def build(mid, me, block):
+            return SessionMessageChunk(message_id=mid, content=block, sender_session_id=me)
+        """,
+        lines=(4,),
+        why="a chunk name that does not resolve to the bindings (a facade): may be the chunk",
+    ),
+)
