@@ -307,7 +307,7 @@ class Facts:
             )
         return False
 
-    def _imported_other_class(self, expr: cst.BaseExpression) -> bool:
+    def _imported_other_class(self, expr: cst.CSTNode) -> bool:
         """An imported name (or an attribute of an imported module) that resolves to
         something other than a chunk class, under another name than the chunk's: the
         application's own class (`from app.events import MessageEvent`). A re-export of
