@@ -7,6 +7,10 @@ yield, or a return from a helper. For a send it plans the same statement with th
 upsert in place of the chunk, before the chunk's statement, or before the loops around
 it when nothing the upsert reads changes in them. Everything is planned before anything
 is committed: a chunk that cannot be handled at one of its uses is left alone.
+
+Split by responsibility: `sites.SiteFinder` (where a chunk goes, what counts as a send)
+and `hoisting.LoopHoisting` (where the upsert goes in loops) are mixed in here; this
+module places and commits.
 """
 
 from __future__ import annotations
