@@ -70,6 +70,8 @@ class Bindings:
     without_message: frozenset[str] = frozenset()
     # The run's own classes with participant-ID fields that are not chunks.
     app_classes: frozenset[str] = frozenset()
+    # Names of the run's module-level constants holding the chunk tag.
+    tag_constants: frozenset[str] = frozenset()
 
     @classmethod
     def with_extra(
@@ -78,6 +80,7 @@ class Bindings:
         chunk_classes: Iterable[tuple[str, str]] = (),
         without_message: Iterable[str] = (),
         app_classes: Iterable[str] = (),
+        tag_constants: Iterable[str] = (),
     ) -> Bindings:
         modules = list(DEFAULT_BINDINGS)
         modules.extend(m for m in extra if m not in modules)
@@ -86,6 +89,7 @@ class Bindings:
             tuple(chunk_classes),
             frozenset(without_message),
             frozenset(app_classes),
+            frozenset(tag_constants),
         )
 
     def has_message(self, module: str) -> bool:

@@ -56,7 +56,11 @@ class MigrationCommand(CodemodCommand):
         self.repository_wide = repository_wide
         old = old_bindings or OldBindings()
         self.bindings = Bindings.with_extra(
-            bindings or (), old.chunk_classes, old.without_message, old.app_classes
+            bindings or (),
+            old.chunk_classes,
+            old.without_message,
+            old.app_classes,
+            old.tag_constants,
         )
         self.selected = self.RULES if rules is None else frozenset(rules) & self.RULES
         self.todo_comments = todo_comments

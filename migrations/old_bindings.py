@@ -75,6 +75,9 @@ class OldBindings:
     # The run's own classes with participant-ID fields that are not chunks (look-alikes):
     # reads on them are the application's business, never reported.
     app_classes: tuple[str, ...] = ()
+    # Names of module-level constants holding the chunk tag (`CHUNK = "session_message_chunk"`):
+    # a file naming one can reach a chunk.
+    tag_constants: tuple[str, ...] = ()
 
 
 class Parsed(NamedTuple):
@@ -139,6 +142,26 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     return OldBindings(
         tuple(declarations), tuple(chunk_classes), tuple(without), tuple(sorted(app_classes))
     )
+
+
+def tag_constants(files: Sequence[tuple[Path, bytes]]) -> tuple[str, ...]:
+    """Module-level names bound to the chunk tag in `files` (only files holding the tag
+    are read, with `ast`)."""
+    found: set[str] = set()
+    tag = CHUNK_TAG.encode()
+    for _, data in files:
+        if tag not in data:
+            continue
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            if isinstance(value, ast.Constant) and value.value == CHUNK_TAG:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return tuple(sorted(found))
 
 
 def _worth_parsing(

@@ -24,7 +24,7 @@ from .acknowledge import acknowledgements
 from .bindings import TRIGGERS, is_generated_bindings
 from .modules import ModuleNames, module_names
 from .occurrences import scan
-from .old_bindings import OldBindings, find_old_bindings
+from .old_bindings import OldBindings, find_old_bindings, tag_constants
 from .plan import HelperTemplate
 from .rules import Finding
 
@@ -248,9 +248,11 @@ def run_all(
     old = OldBindings()
     if any(rules.OLD_BINDINGS in o.rules for o in per_file.values()):
         old = find_old_bindings(contents)
-        if old.declarations or old.app_classes:
-            per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
+    old = replace(old, tag_constants=tag_constants(contents))
+    if old != OldBindings():
+        per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
     extra = tuple({n.rpartition(".")[2].encode() for n, _ in old.chunk_classes})
+    extra += tuple(name.encode() for name in old.tag_constants)
     pending: list[tuple[Path, bytes]] = []
     for path, data in contents:
         if may_be_affected(data, extra):

@@ -180,6 +180,26 @@ def payload(mid, me):
         },
     ),
     Tree(
+        "tag-held-by-a-constant",
+        {
+            "kinds.py": 'CHUNK_KIND = "session_message_chunk"\nMESSAGE_KIND = "session_message"\n',
+            "send.py": """\
+from kinds import CHUNK_KIND, MESSAGE_KIND
+
+
+def send(out, mid, me, block):
+    out.write({"sessionUpdate": CHUNK_KIND, "messageId": mid, "content": block, "senderSessionId": me})
+
+
+def announce(out, mid, me):
+    out.write({"sessionUpdate": MESSAGE_KIND, "messageId": mid, "senderSessionId": me})
+""",
+        },
+        {
+            ("send.py", '"content": block, "senderSessionId": me'): "reported",
+        },
+    ),
+    Tree(
         "unreached-files",
         {
             # No chunk class, re-export or tag in reach: nothing here is about chunks.
