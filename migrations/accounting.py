@@ -426,7 +426,8 @@ class _NodeIndex:
             if not self._in_fstring(node):
                 self.names[start] = node
         elif node.value in self.facts.bindings.tag_constants:
-            self.unresolved_chunk = True  # a constant of the run holding the chunk tag
+            # A constant of the run holding the chunk tag, or a subclass of the chunk.
+            self.unresolved_chunk = True
         elif node.value == CHUNK_CLASS and not self.facts.is_chunk_class(node):
             # `SessionMessageChunk` that does not resolve to the bindings: a facade, a
             # star import, a package this run cannot see. It may well be the chunk.

@@ -70,7 +70,8 @@ class Bindings:
     without_message: frozenset[str] = frozenset()
     # The run's own classes with participant-ID fields that are not chunks.
     app_classes: frozenset[str] = frozenset()
-    # Names of the run's module-level constants holding the chunk tag.
+    # Names that put a chunk in reach beyond the class and the tag: the run's module
+    # constants holding the tag and its subclasses of chunk classes.
     tag_constants: frozenset[str] = frozenset()
 
     @classmethod

@@ -2,7 +2,7 @@
 
     acp-schema migrate src/ tests/            # rewrite in place
     acp-schema migrate --diff src/            # show what would change, write nothing
-    acp-schema migrate --check src/           # CI: exit 1 if anything would change
+    acp-schema migrate --check src/           # CI: exit 1 while anything is left to do
 
 Exit codes: 0 done (or, with --check, nothing to do); 1 with --check, changes pending or
 warnings left that no `# acp-migrate: ok[RULE]` comment acknowledges (acknowledge.py);

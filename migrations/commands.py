@@ -60,7 +60,7 @@ class MigrationCommand(CodemodCommand):
             old.chunk_classes,
             old.without_message,
             old.app_classes,
-            old.tag_constants,
+            (*old.tag_constants, *old.chunk_subclasses),
         )
         self.selected = self.RULES if rules is None else frozenset(rules) & self.RULES
         self.todo_comments = todo_comments

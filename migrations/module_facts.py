@@ -277,6 +277,7 @@ class ModuleFacts:
         names = self.qualified_names(expr)
         return bool(names) and all(
             q.rpartition(".")[2] != CHUNK_CLASS
+            and q.rpartition(".")[2] not in self.bindings.tag_constants  # a chunk subclass
             and self.bindings.class_module(q, CHUNK_CLASS) is None
             and q.partition(".")[0] not in TYPING_MODULES
             for q in names

@@ -78,6 +78,9 @@ class OldBindings:
     # Names of module-level constants holding the chunk tag (`CHUNK = "session_message_chunk"`):
     # a file naming one can reach a chunk.
     tag_constants: tuple[str, ...] = ()
+    # Names of the run's classes deriving from a chunk class (`class Traced(SessionMessageChunk)`):
+    # a file naming one can reach a chunk too.
+    chunk_subclasses: tuple[str, ...] = ()
 
 
 class Parsed(NamedTuple):
@@ -144,24 +147,47 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     )
 
 
-def tag_constants(files: Sequence[tuple[Path, bytes]]) -> tuple[str, ...]:
-    """Module-level names bound to the chunk tag in `files` (only files holding the tag
-    are read, with `ast`)."""
-    found: set[str] = set()
-    tag = CHUNK_TAG.encode()
+def reach_names(
+    files: Sequence[tuple[Path, bytes]], chunk_names: Iterable[str] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(module-level names bound to the chunk tag, names of classes deriving from a chunk
+    class) in `files`: a file naming either can reach a chunk. Only files holding the
+    tag or a chunk class name are read, with `ast`."""
+    constants: set[str] = set()
+    subclasses: set[str] = set()
+    chunk_classes = {CHUNK_CLASS, *chunk_names}
+    markers = (CHUNK_TAG.encode(), *(n.encode() for n in chunk_classes))
+    trees = []
     for _, data in files:
-        if tag not in data:
+        if not any(m in data for m in markers) or is_generated_bindings(data):
             continue
         try:
-            tree = ast.parse(data)
+            trees.append(ast.parse(data))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        for node in tree.body:
-            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+    for tree in trees:
+        for statement in tree.body:
+            targets: list[ast.expr]
+            value: ast.expr | None
+            if isinstance(statement, ast.Assign):
+                targets, value = statement.targets, statement.value
+            elif isinstance(statement, ast.AnnAssign):
+                targets, value = [statement.target], statement.value
+            else:
+                continue
             if isinstance(value, ast.Constant) and value.value == CHUNK_TAG:
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                found.update(t.id for t in targets if isinstance(t, ast.Name))
-    return tuple(sorted(found))
+                constants.update(t.id for t in targets if isinstance(t, ast.Name))
+    # Subclasses of subclasses too, until nothing new appears (by name: a reach test).
+    classes = [n for tree in trees for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    changed = True
+    while changed:
+        changed = False
+        for node in classes:
+            known = subclasses | chunk_classes
+            if node.name not in known and any(_last_name(b) in known for b in node.bases):
+                subclasses.add(node.name)
+                changed = True
+    return tuple(sorted(constants)), tuple(sorted(subclasses))
 
 
 def _worth_parsing(

@@ -419,7 +419,12 @@ class TestRepositoryRuns:
             k: v[0] for k, v in snapshot(done).items()
         }
 
-    def test_two_jobs_give_the_same_result_as_one(self, tmp_path: Path) -> None:
+    def test_two_jobs_give_the_same_result_as_one(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from acp_schema.migrations import runner
+
+        monkeypatch.setattr(runner, "MIN_FILES_PER_WORKER", 1)  # workers even for a few files
         files: dict[str, str | bytes] = {
             "app/__init__.py": "",
             "app/helpers.py": HELPERS,
@@ -515,3 +520,21 @@ class TestPrefilter:
         assert files["_models.py"]["occurrences"] == []  # generated: not the user's code
         # The application's own fields are listed, unrelated: no chunk is in reach.
         assert [o["verdict"] for o in files["events.py"]["occurrences"]] == ["unrelated"] * 2
+
+
+def test_few_files_are_migrated_in_process_whatever_jobs_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from acp_schema.migrations import runner
+
+    here: list[str] = []  # calls made in this process (a worker's calls are not seen)
+    real = runner.migrate_bytes
+
+    def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
+        here.append(path.name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "migrate_bytes", spy)
+    root = write_files(tmp_path, {f"send_{n}.py": OLD for n in range(3)})
+    assert migrate("--check", "--jobs", "2", root) == 1
+    assert sorted(here) == ["send_0.py", "send_1.py", "send_2.py"]

@@ -95,7 +95,12 @@ class TestDetection:
         )
         assert migrate("--check", root / "app") == 0
 
-    def test_worker_processes_see_the_detected_bindings(self, tmp_path: Path) -> None:
+    def test_worker_processes_see_the_detected_bindings(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from acp_schema.migrations import runner
+
+        monkeypatch.setattr(runner, "MIN_FILES_PER_WORKER", 1)  # workers even for two files
         root = write_files(
             tmp_path,
             {

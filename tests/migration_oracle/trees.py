@@ -200,6 +200,26 @@ def announce(out, mid, me):
         },
     ),
     Tree(
+        "subclass-used-from-another-module",
+        {
+            "traced.py": """\
+from acp_schema.v2 import SessionMessageChunk
+
+
+class TracedChunk(SessionMessageChunk):
+    trace_id: str | None = None
+""",
+            "send.py": """\
+from traced import TracedChunk
+
+
+def send(out, mid, me, block):
+    out.put(TracedChunk(message_id=mid, content=block, sender_session_id=me))
+""",
+        },
+        {("send.py", "sender_session_id=me"): "reported"},
+    ),
+    Tree(
         "unreached-files",
         {
             # No chunk class, re-export or tag in reach: nothing here is about chunks.
