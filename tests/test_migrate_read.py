@@ -176,6 +176,17 @@ class TestReportedReads(MigrationTest):
             todo_comments=True,
         )
 
+    def test_an_acknowledged_read_gets_no_warning_and_no_todo(self) -> None:
+        source = """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def sender(chunk: SessionMessageChunk):
+                # the transcript store fills it in; acp-migrate: ok[chunk-identity/read]
+                return chunk.sender_session_id
+            """
+        findings = self.migrate(source, source, todo_comments=True)
+        assert [(f.rule, f.line, f.kind) for f in findings] == [(R, 5, "acknowledged")]
+
 
 class TestQuietReads(MigrationTest):
     def test_other_types_and_code_without_chunks(self) -> None:
