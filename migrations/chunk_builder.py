@@ -25,6 +25,7 @@ import libcst as cst
 
 from . import rules
 from .bindings import IDENTITY_BUILDERS
+from .examples import Invalid, Valid
 from .facts import Facts
 from .plan import Failure, Source
 from .planner import Planner
@@ -150,3 +151,42 @@ def source_from_builder(planner: Planner, call: cst.Call) -> Source | None:
     apply_links(source, found)
     source.changed_rules = ()
     return source if source.strips else None
+
+
+# Examples (Fixit style): the rule's documentation and its tests.
+EXAMPLES = (
+    Valid(
+        """
+        from acp_schema.v2 import SessionMessage
+
+        def sign(message: SessionMessage, me):
+            return message.with_sender_session_id(me)
+        """,
+        why="a SessionMessage has the same builder and keeps it",
+    ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        async def sign(conn, sid, chunk: SessionMessageChunk, me):
+            await conn.send(sid, chunk.with_sender_session_id(me))
+        """,
+        fixed="""
+        from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+        async def sign(conn, sid, chunk: SessionMessageChunk, me):
+            await conn.send(sid, SessionMessage(message_id=chunk.message_id, sender_session_id=me))
+            await conn.send(sid, chunk)
+        """,
+    ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        def sign(update, me):
+            return update.with_sender_session_id(me)
+        """,
+        lines=(4,),
+        why="a receiver of unknown type in a module that uses chunks: reported",
+    ),
+)

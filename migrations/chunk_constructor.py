@@ -32,6 +32,7 @@ import libcst as cst
 from . import rules
 from .bindings import IDENTITY_FIELDS, WIRE_TO_FIELD
 from .chunk_builder import apply_links, chain_above
+from .examples import Invalid, Valid
 from .plan import Failure, Source, with_next_step
 from .planner import Planner
 from .syntax import chain, code, drop_items
@@ -111,3 +112,43 @@ def source_from_call(planner: Planner, call: cst.Call) -> Source | None:
         source.rule = rules.BUILDER
     source.node = found.top
     return source
+
+
+# Examples (Fixit style): the rule's documentation and its tests.
+EXAMPLES = (
+    Valid(
+        """
+        from acp_schema.v2 import SessionMessage
+
+        def announce(out, mid, me):
+            out.send(SessionMessage(message_id=mid, sender_session_id=me))
+        """,
+        why="SessionMessage keeps its participant IDs",
+    ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        def send(out, mid, me, block):
+            out.send(SessionMessageChunk(message_id=mid, content=block, sender_session_id=me))
+        """,
+        fixed="""
+        from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+        def send(out, mid, me, block):
+            out.send(SessionMessage(message_id=mid, sender_session_id=me))
+            out.send(SessionMessageChunk(message_id=mid, content=block))
+        """,
+        why="the IDs move to an upsert sent first, the same way",
+    ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        def keep(pending, mid, me, block):
+            pending.append(SessionMessageChunk(message_id=mid, content=block, sender_session_id=me))
+        """,
+        lines=(4,),
+        why="`append` may store the chunk instead of sending it: reported",
+    ),
+)

@@ -23,6 +23,7 @@ import libcst as cst
 from . import rules
 from .bindings import CHUNK_TAG
 from .candidates import identity_key, message_id_element, tag_element
+from .examples import Invalid, Valid
 from .plan import Edit, Source
 from .planner import Planner
 from .syntax import chain, drop_items, string_value, with_last_comma
@@ -135,3 +136,43 @@ def identity_unless_chunk(node: cst.Dict, kind: cst.Name) -> Edit:
         return updated.with_changes(elements=elements)
 
     return edit
+
+
+# Examples (Fixit style): the rule's documentation and its tests.
+EXAMPLES = (
+    Valid(
+        """
+        def announce(out, mid, me):
+            out.write({"sessionUpdate": "session_message", "messageId": mid, "senderSessionId": me})
+        """,
+        why="a session_message payload keeps its participant IDs",
+    ),
+    Invalid(
+        """
+        def send(out, mid, me, block):
+            out.write(
+                {"sessionUpdate": "session_message_chunk", "messageId": mid, "content": block,
+                 "senderSessionId": me}
+            )
+        """,
+        fixed="""
+        def send(out, mid, me, block):
+            out.write(
+                {"sessionUpdate": "session_message", "messageId": mid, "senderSessionId": me}
+            )
+            out.write(
+                {"sessionUpdate": "session_message_chunk", "messageId": mid, "content": block}
+            )
+        """,
+    ),
+    Invalid(
+        """
+        def send(out, me, block):
+            out.write(
+                {"sessionUpdate": "session_message_chunk", "content": block, "senderSessionId": me}
+            )
+        """,
+        lines=(3,),
+        why="no messageId to name the message in an upsert: reported",
+    ),
+)

@@ -16,6 +16,7 @@ import libcst as cst
 from . import rules
 from .bindings import KNOWN_RENAMES, defined_names
 from .candidates import Candidates
+from .examples import Invalid, Valid
 from .planner import Planner
 from .syntax import code
 
@@ -44,3 +45,14 @@ def plan_imports(planner: Planner, found: Candidates) -> None:
             module, _, name = qualified.rpartition(".")
             if module and bindings.owner(module) == module:
                 _missing(planner, attribute, module, name)
+
+
+# Examples (Fixit style): the rule's documentation and its tests.
+EXAMPLES = (
+    Valid("from acp_schema.v2 import SessionMessage, SessionMessageChunk\n"),
+    Invalid(
+        "from acp_schema.v2 import AuthCapabilities\n",
+        lines=(1,),
+        why="renamed to ClientAuthCapabilities in 2.1.0",
+    ),
+)

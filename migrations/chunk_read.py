@@ -23,6 +23,7 @@ import libcst as cst
 from . import rules
 from .bindings import CHUNK_TAG, IDENTITY_FIELDS
 from .candidates import Candidates, identity_key
+from .examples import Invalid, Valid
 from .planner import Planner
 from .syntax import chain, code, drop_items, string_value
 
@@ -75,7 +76,7 @@ def _is_store(parent: object, node: cst.CSTNode) -> bool:
 
 def _read(planner: Planner, node: cst.CSTNode, obj: cst.BaseExpression, field_name: str) -> None:
     facts = planner.facts
-    fact = facts.fact(obj) if chain(obj) is not None else None
+    fact = facts.fact(obj) if chain(obj) is not None or isinstance(obj, cst.Subscript) else None
     if fact is not None and fact.kind == "other":
         return
     if fact is not None and fact.value is not None:
@@ -245,3 +246,46 @@ def _tests_chunk_payload(test: cst.BaseExpression, dotted: str) -> bool:
         ):
             return True
     return False
+
+
+# Examples (Fixit style): the rule's documentation and its tests.
+EXAMPLES = (
+    Valid(
+        """
+        from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+        def sender(message: SessionMessage):
+            return message.sender_session_id
+        """,
+        why="the code shows a SessionMessage, which keeps the field",
+    ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        def describe(update):
+            match update:
+                case SessionMessageChunk(message_id=m, sender_session_id=_):
+                    return m
+        """,
+        fixed="""
+        from acp_schema.v2 import SessionMessageChunk
+
+        def describe(update):
+            match update:
+                case SessionMessageChunk(message_id=m):
+                    return m
+        """,
+        why="a `_` sub-pattern goes, so the pattern matches chunks again",
+    ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        def sender(chunk: SessionMessageChunk):
+            return chunk.sender_session_id
+        """,
+        lines=(4,),
+        why="a received chunk: the value lives on the message now",
+    ),
+)

@@ -2,9 +2,10 @@
 
     acp-schema migrate src/ tests/            # rewrite in place
     acp-schema migrate --diff src/            # show what would change, write nothing
-    acp-schema migrate --check src/           # CI: exit 1 if anything would change
+    acp-schema migrate --check src/           # CI: exit 1 while anything is left to do
 
-Exit codes: 0 done (or, with --check, nothing to do); 1 with --check, changes pending;
+Exit codes: 0 done (or, with --check, nothing to do); 1 with --check, changes pending or
+warnings left that no `# acp-migrate: ok[RULE]` comment acknowledges (acknowledge.py);
 2 a file could not be parsed, read or written, or the command line or a pyproject.toml
 is wrong. A file that cannot be parsed is reported and left untouched; the run goes on
 with the others. Writing is all or nothing (files.write_all).
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from .old_bindings import OldBindings
     from .runner import FileResult, Options
 
-EXIT_PENDING = EXIT_PROBLEMS  # --check: changes are pending
+EXIT_PENDING = EXIT_PROBLEMS  # --check: changes or unacknowledged warnings are pending
 EXIT_ERROR = EXIT_UNUSABLE
 
 
@@ -52,14 +53,17 @@ def register(commands: Subparsers) -> None:
         description="Rewrite Python code written against the old ACP bindings: participant "
         "IDs leave SessionMessageChunk and travel on a SessionMessage upsert sent before the "
         "chunk. Exit 0 when done (--check: nothing to do), 1 with --check when changes are "
-        "pending, 2 when a file could not be parsed, read or written.",
+        "pending or a warning is not acknowledged (`# acp-migrate: ok[RULE]` on its line), "
+        "2 when a file could not be parsed, read or written.",
         epilog=f"rules: {rule_list}",
     )
     migrate.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     mode = migrate.add_argument_group("mode")
     mode.add_argument("--diff", action="store_true", help="print unified diffs, write nothing")
     mode.add_argument(
-        "--check", action="store_true", help="write nothing; exit 1 if anything would change"
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if anything would change or a warning is not acknowledged",
     )
     selection = migrate.add_argument_group("rules")
     selection.add_argument(
@@ -103,7 +107,11 @@ def register(commands: Subparsers) -> None:
     )
     output = migrate.add_argument_group("output")
     output.add_argument(
-        "--jobs", type=_positive, default=1, metavar="N", help="worker processes (default 1)"
+        "--jobs",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="worker processes (default 1); they help only when many files can reach a chunk",
     )
     output.add_argument(
         "--json", type=Path, metavar="REPORT", help="write a machine-readable report here"
@@ -201,7 +209,9 @@ def migrate_command(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
-    outcome = run_all(files, options, jobs=args.jobs, progress=bar)
+    outcome = run_all(
+        files, options, jobs=args.jobs, progress=bar, account_skipped=args.json is not None
+    )
     results = outcome.results
     if bar is not None:
         bar.clear()
@@ -234,7 +244,7 @@ def migrate_command(args: argparse.Namespace) -> int:
         if result.error:
             print(f"{result.path}: error: {result.error}", file=out)
         for finding in result.findings:
-            if finding.kind == "warning" or show_changes:
+            if finding.kind == "warning" or (finding.kind == "change" and show_changes):
                 print(finding.format(str(result.path)), file=out)
 
     summary = _summary(results, len(found.missing))
@@ -253,7 +263,8 @@ def migrate_command(args: argparse.Namespace) -> int:
 
     if summary["failed"]:
         return EXIT_ERROR
-    if args.check and summary["changed"]:
+    # --check gates on what is left for a person too: every warning not acknowledged.
+    if args.check and (summary["changed"] or summary["warnings"]):
         return EXIT_PENDING
     return EXIT_OK
 
@@ -334,6 +345,8 @@ def _lines(data: bytes) -> list[bytes]:
 def _summary(results: Sequence[FileResult], missing: int) -> dict[str, Any]:
     counts = Counter(r.status for r in results)
     warnings = Counter(f.rule for r in results for f in r.warnings)
+    acknowledged = Counter(f.rule for r in results for f in r.acknowledged)
+    verdicts = Counter(a.verdict for r in results for a in r.accounts)
     return {
         "scanned": len(results),
         "changed": counts["changed"],
@@ -341,6 +354,8 @@ def _summary(results: Sequence[FileResult], missing: int) -> dict[str, Any]:
         "skipped": counts["skipped"],
         "failed": counts["failed"] + missing,
         "warnings": dict(sorted(warnings.items())),
+        "acknowledged": dict(sorted(acknowledged.items())),
+        "occurrences": {v: verdicts[v] for v in ("changed", "unrelated", "reported", "unchecked")},
     }
 
 
@@ -349,10 +364,13 @@ def _summary_line(summary: dict[str, Any], writing: bool, elapsed: float) -> str
     warnings = summary["warnings"]
     per_rule = ", ".join(f"{rule} {count}" for rule, count in warnings.items())
     total = sum(warnings.values())
+    acknowledged = sum(summary["acknowledged"].values())
     return (
         f"{summary['scanned']} files scanned in {elapsed:.1f}s: {summary['changed']} {changed}, "
         f"{summary['unchanged']} unchanged, {summary['skipped']} skipped, "
-        f"{summary['failed']} failed; {total} warning(s)" + (f" ({per_rule})" if per_rule else "")
+        f"{summary['failed']} failed; {total} warning(s)"
+        + (f" ({per_rule})" if per_rule else "")
+        + (f", {acknowledged} acknowledged" if acknowledged else "")
     )
 
 
@@ -376,6 +394,8 @@ def _report(
                 "written": result.written,
                 "changes": [_finding(f) for f in result.changes],
                 "warnings": [_finding(f) for f in result.warnings],
+                "acknowledged": [_finding(f) for f in result.acknowledged],
+                "occurrences": [a.as_dict() for a in result.accounts],
                 "error": result.error,
             }
             for result in results

@@ -14,6 +14,7 @@ import argparse
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import ClassVar
 
 import libcst as cst
@@ -21,9 +22,12 @@ from libcst.codemod import CodemodCommand, CodemodContext
 from libcst.metadata import MetadataWrapper
 
 from . import chunk_identity, rules
+from .accounting import Account, Accountant
+from .acknowledge import acknowledgements
 from .bindings import Bindings
 from .facts import METADATA, Facts
-from .old_bindings import OldBindings
+from .occurrences import scan
+from .old_bindings import HINT, OldBindings, find_old_bindings
 from .plan import Applier, HelperTemplate
 from .planner import Planner
 from .rules import ALL_RULES, Finding
@@ -52,7 +56,11 @@ class MigrationCommand(CodemodCommand):
         self.repository_wide = repository_wide
         old = old_bindings or OldBindings()
         self.bindings = Bindings.with_extra(
-            bindings or (), old.chunk_classes, old.without_message, old.app_classes
+            bindings or (),
+            old.chunk_classes,
+            old.without_message,
+            old.app_classes,
+            (*old.tag_constants, *old.chunk_subclasses),
         )
         self.selected = self.RULES if rules is None else frozenset(rules) & self.RULES
         self.todo_comments = todo_comments
@@ -63,6 +71,10 @@ class MigrationCommand(CodemodCommand):
         # then the metadata wrapper need not copy it (the copy doubled time and memory
         # on big modules).
         self.fresh_tree = False
+        # The file's bytes when the caller has them (else the tree's code is used), to
+        # find acknowledgements in its comments.
+        self.source: bytes | None = None
+        self.accounts: list[Account] = []
         self.called_helpers: set[str] = set()
         self.blocked_helpers: dict[str, str] = {}
 
@@ -108,9 +120,21 @@ class MigrationCommand(CodemodCommand):
             facts, self.selected, helpers=self.helpers, todo_comments=self.todo_comments
         )
         planner.repository_wide = self.repository_wide
+        source = self.source if self.source is not None else tree.code.encode("utf-8")
+        planner.acknowledged = acknowledgements(source)
         planner.refused = self.refused
         plan = chunk_identity.plan_module(planner)
-        self.findings = sorted(plan.findings)
+        # Every occurrence of a removed name gets its verdict; those no rule accounts
+        # for are reported here (rule chunk-identity/occurrence).
+        accountant = Accountant(
+            facts,
+            plan,
+            planner.acknowledged,
+            planner.near_chunks,
+            report=rules.OCCURRENCE in self.selected,
+        )
+        self.accounts = accountant.account(scan(source))
+        self.findings = sorted([*plan.findings, *accountant.findings, *self._vendored(source)])
         self.exported_helpers = plan.exported
         self.called_helpers = plan.called
         self.blocked_helpers = plan.blocked
@@ -122,6 +146,28 @@ class MigrationCommand(CodemodCommand):
         result = tree.visit(Applier(plan))
         assert isinstance(result, cst.Module)
         return result
+
+    def _vendored(self, source: bytes) -> list[Finding]:
+        """Under libcst's runner (one file at a time), an old chunk class declared here
+        cannot be treated as the chunk in the other files: say so where it is declared,
+        and how to run the migration so that it is. (`acp-schema migrate` finds such
+        classes in the whole run first and reports them itself.)"""
+        if self.repository_wide or rules.OLD_BINDINGS not in self.selected:
+            return []
+        path = Path(self.context.filename or "module.py")
+        found = find_old_bindings([(path, source)])
+        return [
+            Finding(
+                d.line,
+                d.column,
+                rules.OLD_BINDINGS,
+                f"{d.kind} `{d.name}` declares {' and '.join(d.fields)}, which chunks no "
+                f"longer have: {HINT}; libcst's runner looks at one file at a time, so this "
+                "run does not treat it as the chunk: run `acp-schema migrate` on the whole "
+                f"tree (it finds such classes), or pass `--bindings {d.module}`",
+            )
+            for d in found.declarations
+        ]
 
 
 class ChunkIdentityCommand(MigrationCommand):

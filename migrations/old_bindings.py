@@ -14,6 +14,7 @@ the names packages re-export it as (`from .models import SessionMessageChunk`, o
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,11 +26,15 @@ from .bindings import (
     IDENTITY_FIELDS,
     MESSAGE_CLASS,
     import_source,
+    is_generated_bindings,
     statement_names,
 )
-from .files import module_name
+from .modules import module_names
 
 IDENTITY_NAMES = frozenset({*IDENTITY_FIELDS, *IDENTITY_FIELDS.values()})
+CHUNK_MARKERS = (CHUNK_CLASS.encode(), CHUNK_TAG.encode())
+# A line that starts a top-level statement (the end of a class block).
+_NEXT_TOP_LEVEL = re.compile(rb"^[^\s#)\]}]", re.MULTILINE)
 TAG_FIELDS = frozenset({"session_update", "sessionUpdate"})
 HINT = "regenerate or replace with acp_schema.v1/v2"
 
@@ -70,6 +75,12 @@ class OldBindings:
     # The run's own classes with participant-ID fields that are not chunks (look-alikes):
     # reads on them are the application's business, never reported.
     app_classes: tuple[str, ...] = ()
+    # Names of module-level constants holding the chunk tag (`CHUNK = "session_message_chunk"`):
+    # a file naming one can reach a chunk.
+    tag_constants: tuple[str, ...] = ()
+    # Names of the run's classes deriving from a chunk class (`class Traced(SessionMessageChunk)`):
+    # a file naming one can reach a chunk too.
+    chunk_subclasses: tuple[str, ...] = ()
 
 
 class Parsed(NamedTuple):
@@ -90,18 +101,25 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     modules: dict[str, Parsed] = {}
     declarations: list[Declaration] = []
     app_classes: set[str] = set()
-    for path, data in files:
+    candidates = [
+        (path, data)
+        for path, data in files
+        if b"class" in data and any(name.encode() in data for name in IDENTITY_NAMES)
+    ]
+    for path, data in _worth_parsing(candidates, files):
         if b"class" in data and any(name.encode() in data for name in IDENTITY_NAMES):
-            entry = _parse(path, data)
-            if entry is None:
+            entries = _parse_generated(path, data) if is_generated_bindings(data) else None
+            entries = entries if entries is not None else _parse(path, data)
+            if not entries:
                 continue
-            name, parsed = entry
-            modules[name] = parsed
+            name, parsed = entries[0]
+            modules.update(entries)
             found = list(_declarations(path, name, parsed.tree))
             declarations.extend(found)
             chunks = {d.name for d in found}
             app_classes.update(
-                f"{name}.{node.name}"
+                f"{alias}.{node.name}"
+                for alias, _ in entries
                 for node in parsed.tree.body
                 if isinstance(node, ast.ClassDef)
                 and node.name not in chunks
@@ -113,8 +131,7 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     markers |= {d.module.rpartition(".")[2].encode() for d in declarations}
     for path, data in files:
         if b"import" in data and any(m in data for m in markers):
-            entry = _parse(path, data)
-            if entry is not None:
+            for entry in _parse(path, data):
                 modules.setdefault(*entry)
     exported = _exports(modules, declarations)
     chunk_classes = sorted(exported.items())
@@ -130,15 +147,99 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
     )
 
 
-def _parse(path: Path, data: bytes) -> tuple[str, Parsed] | None:
-    name, package = module_name(path)
-    if name is None:
+def reach_names(
+    files: Sequence[tuple[Path, bytes]], chunk_names: Iterable[str] = ()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(module-level names bound to the chunk tag, names of classes deriving from a chunk
+    class) in `files`: a file naming either can reach a chunk. Only files holding the
+    tag or a chunk class name are read, with `ast`."""
+    constants: set[str] = set()
+    subclasses: set[str] = set()
+    chunk_classes = {CHUNK_CLASS, *chunk_names}
+    markers = (CHUNK_TAG.encode(), *(n.encode() for n in chunk_classes))
+    trees = []
+    for _, data in files:
+        if not any(m in data for m in markers) or is_generated_bindings(data):
+            continue
+        try:
+            trees.append(ast.parse(data))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    for tree in trees:
+        for statement in tree.body:
+            targets: list[ast.expr]
+            value: ast.expr | None
+            if isinstance(statement, ast.Assign):
+                targets, value = statement.targets, statement.value
+            elif isinstance(statement, ast.AnnAssign):
+                targets, value = [statement.target], statement.value
+            else:
+                continue
+            if isinstance(value, ast.Constant) and value.value == CHUNK_TAG:
+                constants.update(t.id for t in targets if isinstance(t, ast.Name))
+    # Subclasses of subclasses too, until nothing new appears (by name: a reach test).
+    classes = [n for tree in trees for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    changed = True
+    while changed:
+        changed = False
+        for node in classes:
+            known = subclasses | chunk_classes
+            if node.name not in known and any(_last_name(b) in known for b in node.bases):
+                subclasses.add(node.name)
+                changed = True
+    return tuple(sorted(constants)), tuple(sorted(subclasses))
+
+
+def _worth_parsing(
+    candidates: Sequence[tuple[Path, bytes]], files: Sequence[tuple[Path, bytes]]
+) -> list[tuple[Path, bytes]]:
+    """The candidates that can matter: those that may declare a chunk (they name its
+    class or tag), and those that only have look-alike classes when a file that can
+    reach a chunk names their module (only such files' reads need them)."""
+    declaring = [(p, d) for p, d in candidates if any(t in d for t in CHUNK_MARKERS)]
+    others = [(p, d) for p, d in candidates if not any(t in d for t in CHUNK_MARKERS)]
+    if not others:
+        return declaring
+    reaching = [d for _, d in files if any(t in d for t in (*CHUNK_MARKERS, b"import *"))]
+    named = [(p, d) for p, d in others if any(_last_part(p).encode() in r for r in reaching)]
+    return declaring + named
+
+
+def _last_part(path: Path) -> str:
+    return path.parent.name if path.stem == "__init__" else path.stem
+
+
+def _parse_generated(path: Path, data: bytes) -> list[tuple[str, Parsed]] | None:
+    """Generated bindings are not parsed whole (two of them are 10k lines): only their
+    `SessionMessageChunk` class, which declares the participant IDs in old ones. None
+    when the class is not found where the generator puts it (then the whole file is)."""
+    start = data.find(b"\nclass SessionMessageChunk(")
+    if start < 0:
+        return []
+    start += 1
+    found = _NEXT_TOP_LEVEL.search(data, data.find(b"\n", start) + 1)
+    block = data[start : found.start() if found else len(data)]
+    try:
+        tree = ast.parse(block)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    ast.increment_lineno(tree, data.count(b"\n", 0, start))
+    names = module_names(path)
+    if names.name is None:
+        return []
+    return [(name, Parsed(tree, names.package_of(name))) for name, _ in names.names]
+
+
+def _parse(path: Path, data: bytes) -> list[tuple[str, Parsed]]:
+    """The module under each name it can be imported as (primary first)."""
+    names = module_names(path)
+    if names.name is None:
+        return []
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # the migration reports the files it cannot parse
-    return name, Parsed(tree, package)
+        return []  # the migration reports the files it cannot parse
+    return [(name, Parsed(tree, names.package_of(name))) for name, _ in names.names]
 
 
 def _declarations(path: Path, module: str, tree: ast.Module) -> Iterable[Declaration]:
@@ -236,9 +337,8 @@ def _exports(modules: dict[str, Parsed], declarations: Sequence[Declaration]) ->
     # module -> {exported name: declaring qualified name}
     chunk_names: dict[str, dict[str, str]] = {}
     for declaration in declarations:
-        chunk_names.setdefault(declaration.module, {})[declaration.name] = (
-            declaration.qualified_name
-        )
+        for name, _ in module_names(declaration.path).names:
+            chunk_names.setdefault(name, {})[declaration.name] = declaration.qualified_name
     changed = True
     rounds = 0
     while changed and rounds < 20:

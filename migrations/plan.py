@@ -92,8 +92,13 @@ class Plan:
     # with a use here that cannot get one (with why): the runner leaves those alone.
     called: set[str] = field(default_factory=set)
     blocked: dict[str, str] = field(default_factory=dict)
+    # For the occurrence accounting: the nodes edited, and those reported (with the
+    # rule and whether a comment acknowledges it).
+    edited: dict[int, cst.CSTNode] = field(default_factory=dict)
+    warned: list[tuple[cst.CSTNode, str, bool]] = field(default_factory=list)
 
     def edit(self, node: cst.CSTNode, edit: Edit) -> None:
+        self.edited[id(node)] = node
         previous = self.edits.get(id(node))
         if previous is None:
             self.edits[id(node)] = edit

@@ -17,6 +17,7 @@ DICT = f"{CHUNK_IDENTITY}/dict"
 READ = f"{CHUNK_IDENTITY}/read"
 IMPORT = f"{CHUNK_IDENTITY}/import"
 OLD_BINDINGS = f"{CHUNK_IDENTITY}/old-bindings"
+OCCURRENCE = f"{CHUNK_IDENTITY}/occurrence"
 
 RULES: dict[str, str] = {
     CONSTRUCTOR: "participant IDs passed to SessionMessageChunk(...) move to a SessionMessage "
@@ -28,6 +29,8 @@ RULES: dict[str, str] = {
     IMPORT: "names imported from the bindings that the installed bindings no longer define",
     OLD_BINDINGS: "classes of the run that still declare the removed chunk fields: reported, "
     "and treated as bindings for the run",
+    OCCURRENCE: "every other use of a removed name in a file that can reach a chunk, unless "
+    "the code shows it is unrelated",
 }
 FAMILIES: dict[str, tuple[str, ...]] = {
     CHUNK_IDENTITY: tuple(rule for rule in RULES if rule.startswith(f"{CHUNK_IDENTITY}/")),
@@ -59,12 +62,13 @@ def select_rules(select: Iterable[str] = (), disable: Iterable[str] = ()) -> fro
     return selected - expand(disable)
 
 
-Kind = Literal["change", "warning"]
+Kind = Literal["change", "warning", "acknowledged"]
 
 
 @dataclass(frozen=True, order=True)
 class Finding:
-    """One rewrite made (`change`) or one place left alone for a person (`warning`).
+    """One rewrite made (`change`), one place left alone for a person (`warning`), or
+    such a place a person has marked as handled (`acknowledged`, see `acknowledge`).
 
     `line` is 1-based and `column` 0-based, as Python's own tracebacks and most editors
     count them, and both point into the file as it was before the migration.

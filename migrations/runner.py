@@ -8,6 +8,7 @@ write them, print a diff, or only count them.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -19,9 +20,12 @@ from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import ignore_interrupts, os_reason
 
 from . import rules
-from .bindings import TRIGGERS
-from .files import module_name
-from .old_bindings import OldBindings, find_old_bindings
+from .accounting import Account, unrelated_by_reach
+from .acknowledge import acknowledgements
+from .bindings import TRIGGERS, is_generated_bindings
+from .modules import ModuleNames, module_names
+from .occurrences import scan
+from .old_bindings import OldBindings, find_old_bindings, reach_names
 from .plan import HelperTemplate
 from .rules import Finding
 
@@ -29,6 +33,7 @@ if TYPE_CHECKING:
     from libcst import ParserSyntaxError
 
 Status = Literal["changed", "unchanged", "skipped", "failed"]
+NO_REACH = "the file names no chunk class, re-export of one, or chunk tag"
 TRIGGER_BYTES = tuple(t.encode() for t in TRIGGERS)
 
 
@@ -64,6 +69,8 @@ class FileResult:
     # The helper rewrites this file's changes belong to ("root:module.name"): files
     # sharing one must be written together (see `write_groups`).
     units: frozenset[str] = frozenset()
+    # Every occurrence of a removed name in the file, with its verdict (`accounting`).
+    accounts: list[Account] = field(default_factory=list)
 
     @property
     def changes(self) -> list[Finding]:
@@ -73,11 +80,18 @@ class FileResult:
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.kind == "warning"]
 
+    @property
+    def acknowledged(self) -> list[Finding]:
+        return [f for f in self.findings if f.kind == "acknowledged"]
+
 
 def may_be_affected(data: bytes, extra: Iterable[bytes] = ()) -> bool:
-    """The cheap check before any parse: a file without any trigger string cannot hold
-    anything the rules act on."""
-    return any(t in data for t in TRIGGER_BYTES) or any(t in data for t in extra)
+    """The cheap check before any parse: a file that names no chunk class (the bindings'
+    or one found in the run, `extra`), no chunk tag and has no star import cannot reach
+    a chunk, and no rule acts on it; nor on generated bindings (their header says so)."""
+    if not (any(t in data for t in TRIGGER_BYTES) or any(t in data for t in extra)):
+        return False
+    return not is_generated_bindings(data)
 
 
 def migrate_bytes(
@@ -105,7 +119,8 @@ def migrate_bytes(
         )
     except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
         return FileResult(path, "failed", error=f"cannot read: {err}", original=data)
-    name, package = module_name(path)
+    names = module_names(path)
+    name, package = names.name, names.package
     context = CodemodContext(filename=str(path), full_module_name=name, full_package_name=package)
     command = ChunkIdentityCommand(
         context,
@@ -118,6 +133,7 @@ def migrate_bytes(
         refused=refused,
     )
     command.fresh_tree = True
+    command.source = data
     try:
         new_module = command.transform_module(module)
         new = new_module.bytes
@@ -144,6 +160,7 @@ def migrate_bytes(
         helpers=list(command.exported_helpers),
         called=set(command.called_helpers),
         blocked=dict(command.blocked_helpers),
+        accounts=list(command.accounts),
     )
 
 
@@ -217,8 +234,12 @@ def run_all(
     *,
     jobs: int = 1,
     progress: Progress | None = None,
+    account_skipped: bool = True,
 ) -> Run:
     """Migrate `files` (in memory), each with its own options (or the same for all).
+
+    `account_skipped`: also list the occurrences of removed names in the files the
+    prefilter skips (all unrelated: no chunk in reach); only a report shows them.
 
     First the old chunk classes the files declare are found (rule old-bindings) and
     treated as bindings everywhere. Pass 1 runs every file that may be affected; when
@@ -235,17 +256,26 @@ def run_all(
     old = OldBindings()
     if any(rules.OLD_BINDINGS in o.rules for o in per_file.values()):
         old = find_old_bindings(contents)
-        if old.declarations or old.app_classes:
-            per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
-    extra = tuple({n.rpartition(".")[2].encode() for n, _ in old.chunk_classes})
+    chunk_names = {n.rpartition(".")[2] for n, _ in old.chunk_classes}
+    constants, subclasses = reach_names(contents, chunk_names)
+    old = replace(old, tag_constants=constants, chunk_subclasses=subclasses)
+    if old != OldBindings():
+        per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
+    extra = tuple(name.encode() for name in (*chunk_names, *constants, *subclasses))
     pending: list[tuple[Path, bytes]] = []
     for path, data in contents:
-        if not may_be_affected(data, extra):
+        if may_be_affected(data, extra):
+            if len(data) > per_file[path].max_file_bytes:
+                results[path] = _over_budget(path, data, per_file[path].max_file_bytes)
+            else:
+                pending.append((path, data))
+        elif is_generated_bindings(data):
             results[path] = FileResult(path, "skipped", original=data)
-        elif len(data) > per_file[path].max_file_bytes:
-            results[path] = _over_budget(path, data, per_file[path].max_file_bytes)
         else:
-            pending.append((path, data))
+            found = scan(data) if account_skipped else []
+            results[path] = FileResult(
+                path, "skipped", original=data, accounts=unrelated_by_reach(found, NO_REACH)
+            )
     done = len(results)
     total = len(files)
     if progress:
@@ -264,9 +294,16 @@ def run_all(
     for declaration in old.declarations:
         declaring = results.get(declaration.path)
         if declaring is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
+            handled = acknowledgements(declaring.original).covers(
+                declaration.line, rules.OLD_BINDINGS
+            )
             declaring.findings.append(
                 Finding(
-                    declaration.line, declaration.column, rules.OLD_BINDINGS, declaration.message()
+                    declaration.line,
+                    declaration.column,
+                    rules.OLD_BINDINGS,
+                    declaration.message(),
+                    "acknowledged" if handled else "warning",
                 )
             )
             declaring.findings.sort()
@@ -296,7 +333,8 @@ def _settle_helpers(
     blocks (an impure argument, a re-export, a use without a call) or that no call in
     the run reaches. Each round re-runs only the files concerned; the set of helpers
     only shrinks, so it ends."""
-    roots = {path: str(_import_root(path)) for path in files}
+    names = {path: module_names(path) for path in files}
+    roots = {path: str(names[path].root) for path in files}
     refused: dict[HelperKey, str] = {}
     again: set[Path] | None = None  # None: every file that may call a helper
     while True:
@@ -311,16 +349,22 @@ def _settle_helpers(
             targets = [p for p in files if p in again]
         targets = [p for p in targets if results[p].status != "failed"]
         items = [(p, results[p].original) for p in targets]
+        view = _Views(templates, names)
         for result in pool.map_each(
             items,
             options,
-            [_for_root(templates, roots[p]) for p in targets],
+            [{q: t for q, (_, t) in view(p).items()} for p in targets],
             [{q: why for (root, q), why in refused.items() if root == roots[p]} for p in targets],
         ):
             results[result.path] = result
-        called = {(roots[r.path], q) for r in results.values() for q in r.called}
+        called = {
+            key
+            for r in results.values()
+            for q in r.called
+            for key in [_key_of(view(r.path), roots[r.path], q)]
+        }
         blocked = {
-            (roots[r.path], q): f"{r.path.name}: {why}"
+            _key_of(view(r.path), roots[r.path], q): f"{r.path.name}: {why}"
             for r in results.values()
             for q, why in r.blocked.items()
         }
@@ -328,8 +372,8 @@ def _settle_helpers(
             failed = results[path]
             if failed.status != "failed":
                 continue
-            for key, (template, _) in templates.items():
-                if key[0] == roots[path] and _may_call(failed, [template]):
+            for key, template in view(path).values():
+                if _may_call(failed, [template]):
                     # A file that may call it but could not be read: its calls are unknown.
                     blocked.setdefault(key, f"{path.name} names it but could not be migrated")
         withdrawn: dict[HelperKey, str] = {}
@@ -343,9 +387,9 @@ def _settle_helpers(
         if not withdrawn:
             break
         refused.update(withdrawn)
-        names = [t for key, (t, _) in templates.items() if key in withdrawn]
+        withdrawn_templates = [t for key, (t, _) in templates.items() if key in withdrawn]
         again = {path for key, (_, path) in templates.items() if key in withdrawn}
-        again |= {p for p in files if _may_call(results[p], names)}
+        again |= {p for p in files if _may_call(results[p], withdrawn_templates)}
     _mark_units(results, roots, refused)
 
 
@@ -361,12 +405,58 @@ def _templates(
     return found
 
 
-def _for_root(
-    templates: Mapping[HelperKey, tuple[HelperTemplate, Path]], root: str
-) -> dict[str, HelperTemplate]:
-    """The helpers a module under `root` can import: those of the same import root (two
-    packages of one name in a monorepo do not see each other's)."""
-    return {q: t for (r, q), (t, _) in templates.items() if r == root}
+def _visible(
+    templates: Mapping[HelperKey, tuple[HelperTemplate, Path]],
+    names: Mapping[Path, ModuleNames],
+    caller: Path,
+) -> dict[str, tuple[HelperKey, HelperTemplate]]:
+    """The helpers `caller` can import, under each name it can import them by: the
+    defining module's names whose root directory holds the caller (two packages of one
+    name in a monorepo do not see each other's). Deeper roots win a name."""
+    where = caller.resolve()
+    found: dict[str, tuple[HelperKey, HelperTemplate, int]] = {}
+    for key, (template, path) in templates.items():
+        module = names[path]
+        local = template.qualified_name[len(module.name or "") + 1 :]
+        for name, root in module.names:
+            if root not in where.parents:
+                continue
+            depth = len(root.parts)
+            qualified = f"{name}.{local}"
+            if qualified not in found or found[qualified][2] < depth:
+                found[qualified] = (key, template, depth)
+    return {q: (key, template) for q, (key, template, _) in found.items()}
+
+
+class _Views:
+    """What each file sees of the helpers (`_visible`), worked out for the files that
+    need it only (a run has thousands of files and a few helpers' callers)."""
+
+    def __init__(
+        self,
+        templates: Mapping[HelperKey, tuple[HelperTemplate, Path]],
+        names: Mapping[Path, ModuleNames],
+    ) -> None:
+        self.templates = templates
+        self.names = names
+        self.seen: dict[Path, dict[str, tuple[HelperKey, HelperTemplate]]] = {}
+
+    def __call__(self, path: Path) -> dict[str, tuple[HelperKey, HelperTemplate]]:
+        if path not in self.seen:
+            self.seen[path] = _visible(self.templates, self.names, path)
+        return self.seen[path]
+
+
+def _key_of(
+    view: Mapping[str, tuple[HelperKey, HelperTemplate]], root: str, qualified: str
+) -> HelperKey:
+    """The helper a caller's name for it means (its own module's helpers by their name)."""
+    if qualified in view:
+        return view[qualified][0]
+    for key, template in view.values():
+        if template.qualified_name == qualified:
+            return key
+    return (root, qualified)
 
 
 def _mark_units(
@@ -377,16 +467,6 @@ def _mark_units(
         keys = {(root, t.qualified_name) for t in result.helpers}
         keys |= {(root, q) for q in result.called}
         result.units = frozenset(f"{r}:{q}" for r, q in keys if (r, q) not in refused)
-
-
-def _import_root(path: Path) -> Path:
-    """The directory a module is imported from (above its top package)."""
-    name, _ = module_name(path)
-    resolved = path.resolve()
-    if name is None:
-        return resolved.parent
-    depth = name.count(".") + (1 if resolved.stem == "__init__" else 0)
-    return resolved.parents[depth]
 
 
 def write_order(results: Sequence[FileResult]) -> list[FileResult]:
@@ -425,17 +505,26 @@ def write_groups(results: Sequence[FileResult]) -> list[list[FileResult]]:
 
 def _may_call(result: FileResult, helpers: Iterable[HelperTemplate]) -> bool:
     """Whether a file may call a helper of another module: it names the helper and the
-    last part of the helper's module (as `from .chunks import make` does)."""
+    last part of the helper's module (as `from .chunks import make` does), each as a
+    whole word (`test_text_chunk_sends` does not name `_text_chunk`)."""
     own = {t.qualified_name for t in result.helpers}
+    data = result.original
     for template in helpers:
         if template.qualified_name in own:
             continue
         module, _, name = template.qualified_name.rpartition(".")
-        if name.encode() in result.original and module.rpartition(".")[2].encode() in (
-            result.original
-        ):
+        if _word(name, data) and _word(module.rpartition(".")[2], data):
             return True
     return False
+
+
+def _word(name: str, data: bytes) -> bool:
+    if name.encode() not in data:  # the cheap test first
+        return False
+    return re.search(rb"\b" + re.escape(name.encode()) + rb"\b", data) is not None
+
+
+MIN_FILES_PER_WORKER = 16
 
 
 class _Pool:
@@ -477,7 +566,9 @@ class _Pool:
         tick: Callable[[], None] | None = None,
     ) -> list[FileResult]:
         """Migrate `items`, the i-th with `helpers[i]` and `refused[i]`."""
-        if self.executor is None or len(items) < 2:
+        # Workers cost more than they save on a handful of files (the bench measured
+        # --jobs 2 at 1.2-1.5x --jobs 1 with 20 files to parse): below that, in-process.
+        if self.executor is None or len(items) < MIN_FILES_PER_WORKER * self.jobs:
             out = []
             for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True):
                 out.append(migrate_bytes(path, data, options[path], known, withdrawn))

@@ -77,12 +77,24 @@ class TestExitCodesAndModes:
         )
         assert migrate("--check", root) == 0
 
-    def test_warnings_alone_do_not_fail_check(
+    def test_warnings_fail_check_until_acknowledged(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
         root = write_files(tmp_path, {"reader.py": READER})
-        assert migrate("--check", root) == 0
+        assert migrate("--check", root) == 1
         assert "reader.py:5:11: chunk-identity/read:" in capsys.readouterr().out
+        # A comment naming another rule acknowledges nothing.
+        handled = READER.replace(
+            "return chunk.sender_session_id",
+            "return chunk.sender_session_id  # acp-migrate: ok[chunk-identity/dict]",
+        )
+        (root / "reader.py").write_text(handled)
+        assert migrate("--check", root) == 1
+        (root / "reader.py").write_text(handled.replace("/dict]", "/read]"))
+        assert migrate("--check", root) == 0
+        out = capsys.readouterr().out
+        assert "0 warning(s), 1 acknowledged" in out
+        assert "reader.py:5:11" not in out.split("\n")[-3]
 
     def test_diff_prints_and_changes_nothing(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -130,7 +142,9 @@ class TestSelection:
     def test_bindings_from_the_command_line_and_pyproject(self, tmp_path: Path) -> None:
         vendored = OLD.replace("acp_schema.v2", "vendored_acp.schema")
         root = write_files(tmp_path, {"app/send.py": vendored})
-        assert migrate("--check", root) == 0
+        # Unconfigured, it is not rewritten; it is reported (a chunk name that does not
+        # resolve to the bindings) unless the occurrence rule is off.
+        assert migrate("--check", "--disable", "chunk-identity/occurrence", root) == 0
         assert migrate("--check", "--bindings", "vendored_acp", root) == 1
         (root / "pyproject.toml").write_text(
             '[tool.acp-schema.migrate]\nbindings = ["vendored_acp"]\nexclude = ["skip_*"]\n'
@@ -252,6 +266,8 @@ class TestReports:
             "skipped": 1,
             "failed": 1,
             "warnings": {"chunk-identity/read": 1},
+            "acknowledged": {},
+            "occurrences": {"changed": 1, "unrelated": 0, "reported": 1, "unchecked": 0},
         }
         by_name = {Path(f["path"]).name: f for f in report["files"]}
         assert by_name["send.py"]["status"] == "changed"
@@ -304,6 +320,38 @@ CALLER = textwrap.dedent(
 
 
 class TestRepositoryRuns:
+    def test_a_file_that_does_not_call_the_helper_is_not_migrated_again(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # Imports from the helper's module, and has the helper's name inside longer names.
+        tests = (
+            "from app.helpers import SessionMessageChunk\n\n\n"
+            "def test_text_chunk_keeps_the_content():\n    assert SessionMessageChunk\n"
+        )
+        root = write_files(
+            tmp_path,
+            {
+                "app/__init__.py": "",
+                "app/helpers.py": HELPERS,
+                "app/use.py": CALLER,
+                "app/test_helpers.py": tests,
+            },
+        )
+        from acp_schema.migrations import runner
+
+        runs: list[str] = []
+        migrate_bytes = runner.migrate_bytes
+
+        def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
+            runs.append(path.name)
+            return migrate_bytes(path, *args, **kwargs)
+
+        monkeypatch.setattr(runner, "migrate_bytes", spy)
+        assert migrate(root) == 0
+        assert runs.count("test_helpers.py") == 1
+        # The caller reaches no chunk itself: run once, with the helper's template.
+        assert runs.count("use.py") == 1
+
     def test_helper_called_from_another_module(self, tmp_path: Path) -> None:
         root = write_files(
             tmp_path, {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
@@ -371,7 +419,12 @@ class TestRepositoryRuns:
             k: v[0] for k, v in snapshot(done).items()
         }
 
-    def test_two_jobs_give_the_same_result_as_one(self, tmp_path: Path) -> None:
+    def test_two_jobs_give_the_same_result_as_one(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from acp_schema.migrations import runner
+
+        monkeypatch.setattr(runner, "MIN_FILES_PER_WORKER", 1)  # workers even for a few files
         files: dict[str, str | bytes] = {
             "app/__init__.py": "",
             "app/helpers.py": HELPERS,
@@ -437,3 +490,51 @@ def test_an_internal_error_fails_only_its_file(
     assert "a.py: error: internal error, file left unchanged: RuntimeError: boom" in out
     assert (root / "a.py").read_text() == OLD + "# boom\n"
     assert "SessionMessage(" in (root / "b.py").read_text()
+
+
+class TestPrefilter:
+    def test_generated_bindings_and_files_without_a_chunk_are_not_parsed(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from acp_schema.codegen.package_files import header_lines, seal
+        from acp_schema.migrations import runner
+
+        generated = seal(header_lines("schema.unstable.json", "0.89.0", "0" * 64) + "\n" + OLD)
+        app = "class Event:\n    sender_session_id: str\n\ndef who(e):\n    return e.sender_session_id\n"
+        root = write_files(
+            tmp_path, {"vendor/v2/_models.py": generated, "app/events.py": app, "send.py": OLD}
+        )
+        parsed: list[str] = []
+        migrate_bytes = runner.migrate_bytes
+
+        def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
+            parsed.append(path.name)
+            return migrate_bytes(path, *args, **kwargs)
+
+        monkeypatch.setattr(runner, "migrate_bytes", spy)
+        report = tmp_path / "report.json"
+        assert migrate("--check", "--json", report, root) == 1
+        assert parsed == ["send.py"]
+        files = {Path(f["path"]).name: f for f in json.loads(report.read_text())["files"]}
+        assert files["_models.py"]["status"] == "skipped"
+        assert files["_models.py"]["occurrences"] == []  # generated: not the user's code
+        # The application's own fields are listed, unrelated: no chunk is in reach.
+        assert [o["verdict"] for o in files["events.py"]["occurrences"]] == ["unrelated"] * 2
+
+
+def test_few_files_are_migrated_in_process_whatever_jobs_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from acp_schema.migrations import runner
+
+    here: list[str] = []  # calls made in this process (a worker's calls are not seen)
+    real = runner.migrate_bytes
+
+    def spy(path: Path, *args: Any, **kwargs: Any) -> Any:
+        here.append(path.name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "migrate_bytes", spy)
+    root = write_files(tmp_path, {f"send_{n}.py": OLD for n in range(3)})
+    assert migrate("--check", "--jobs", "2", root) == 1
+    assert sorted(here) == ["send_0.py", "send_1.py", "send_2.py"]

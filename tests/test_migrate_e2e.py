@@ -69,7 +69,16 @@ def test_migration_changes_every_sender_and_is_idempotent(
     assert summary["warnings"] == {"chunk-identity/read": 1}  # reader.sender_of's getattr
     reader = (root / "old_client" / "reader.py").read_text()
     assert "# TODO(acp-schema migrate): chunk-identity/read:" in reader
-    assert main(["migrate", "--check", str(root / "old_client")]) == 0
+    # The read left for a person keeps CI red until it is fixed or acknowledged in place.
+    assert main(["migrate", "--check", str(root / "old_client")]) == 1
+    read = 'sender = getattr(update, "sender_session_id", None)'
+    assert read in reader
+    checked = root / "checked"
+    shutil.copytree(root / "old_client", checked / "old_client")
+    (checked / "old_client" / "reader.py").write_text(
+        reader.replace(read, read + "  # acp-migrate: ok[chunk-identity/read]")
+    )
+    assert main(["migrate", "--check", str(checked / "old_client")]) == 0
 
 
 def test_migrated_code_passes_mypy_strict_against_the_new_bindings(

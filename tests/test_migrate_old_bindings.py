@@ -81,10 +81,26 @@ class TestDetection:
         assert [(d["module"], d["class"], d["line"]) for d in used["detected"]] == [
             ("app.models", "SessionMessageChunk", 10)
         ]
-        # The migrated tree is clean: a second run changes nothing.
+        # A second run changes nothing; the vendored class stays reported (and --check
+        # red) until it is replaced or acknowledged.
+        capsys.readouterr()
+        assert migrate("--check", root / "app") == 1
+        assert "0 would change" in capsys.readouterr().out
+        models = root / "app" / "models.py"
+        models.write_text(
+            models.read_text().replace(
+                "class SessionMessageChunk(BaseModel):",
+                "class SessionMessageChunk(BaseModel):  # acp-migrate: ok[chunk-identity/old-bindings]",
+            )
+        )
         assert migrate("--check", root / "app") == 0
 
-    def test_worker_processes_see_the_detected_bindings(self, tmp_path: Path) -> None:
+    def test_worker_processes_see_the_detected_bindings(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from acp_schema.migrations import runner
+
+        monkeypatch.setattr(runner, "MIN_FILES_PER_WORKER", 1)  # workers even for two files
         root = write_files(
             tmp_path,
             {
@@ -227,7 +243,12 @@ class TestDetection:
                 "app/send.py": SEND.format(module="app.models"),
             },
         )
-        assert migrate("--check", "--disable", "chunk-identity/old-bindings", root) == 0
+        # Without detection the vendored class is not known as the chunk: nothing is
+        # rewritten, but its uses are still reported (rule occurrence) unless that is off.
+        assert migrate("--diff", "--disable", "chunk-identity/old-bindings", root) == 0
+        assert migrate("--check", "--disable", "chunk-identity/old-bindings", root) == 1
+        off = ("--disable", "chunk-identity/old-bindings", "--disable", "chunk-identity/occurrence")
+        assert migrate("--check", *off, root) == 0
         assert migrate("--check", root) == 1
 
 
@@ -263,7 +284,13 @@ class TestConfiguration:
                 "repo/send.py": vendored,
             },
         )
-        assert migrate("--check", tmp_path / "repo") == 0
+        # The table above is not read, so vendored_acp is not the bindings: nothing to
+        # change, though the unresolved SessionMessageChunk is reported.
+        report = tmp_path / "report.json"
+        assert migrate("--check", "--json", report, tmp_path / "repo") == 1
+        summary = json.loads(report.read_text())["summary"]
+        assert summary["changed"] == 0
+        assert summary["warnings"] == {"chunk-identity/occurrence": 1}
 
     def test_excludes_are_relative_to_their_pyproject(self, tmp_path: Path) -> None:
         old = SEND.format(module="acp_schema.v2")
@@ -305,3 +332,31 @@ class TestConfiguration:
         assert "Traceback" not in captured.err
         assert str(tmp_path / "pyproject.toml") in captured.err
         assert (tmp_path / "send.py").read_text() == old
+
+
+def test_old_generated_bindings_are_detected_without_parsing_them_whole(tmp_path: Path) -> None:
+    from acp_schema.codegen.package_files import header_lines, seal
+
+    # Bindings an older acp-schema generated (the header says so) whose chunk still has
+    # the IDs: only the chunk class is read, and it counts as the bindings' chunk.
+    generated = seal(header_lines("schema.unstable.json", "0.80.0", "0" * 64) + "\n" + MODELS)
+    files = [
+        (tmp_path / "vendor" / "_models.py", generated.encode()),
+        (tmp_path / "send.py", SEND.format(module="_models").encode()),
+    ]
+    found = find_old_bindings(files)
+    [declaration] = found.declarations
+    assert (declaration.name, declaration.line) == ("SessionMessageChunk", 14)
+    assert found.app_classes == ()  # only the chunk class was read
+
+
+def test_libcst_runner_says_it_cannot_treat_a_vendored_class_as_the_chunk() -> None:
+    from .migrate_support import run_codemod
+
+    code, findings, _ = run_codemod(MODELS, module="app.models")
+    assert code == MODELS
+    [warning] = [f for f in findings if f.rule == "chunk-identity/old-bindings"]
+    assert warning.line == 10
+    assert "one file at a time" in warning.message
+    assert "`acp-schema migrate`" in warning.message
+    assert "--bindings" in warning.message

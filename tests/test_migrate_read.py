@@ -133,7 +133,8 @@ class TestReportedReads(MigrationTest):
                     return payload["senderSessionId"], payload.get("recipientSessionId")
                 return payload["senderSessionId"]
             """
-        self.migrate(source, source, warnings=[(R, 3), (R, 3)])
+        # After the test the code does not show what the payload is: reported too.
+        self.migrate(source, source, warnings=[(R, 3), (R, 3), (rules.OCCURRENCE, 4)])
 
     def test_unknown_object_in_code_that_uses_chunks(self) -> None:
         source = """
@@ -174,6 +175,17 @@ class TestReportedReads(MigrationTest):
             warnings=[(R, 5)],
             todo_comments=True,
         )
+
+    def test_an_acknowledged_read_gets_no_warning_and_no_todo(self) -> None:
+        source = """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def sender(chunk: SessionMessageChunk):
+                # the transcript store fills it in; acp-migrate: ok[chunk-identity/read]
+                return chunk.sender_session_id
+            """
+        findings = self.migrate(source, source, todo_comments=True)
+        assert [(f.rule, f.line, f.kind) for f in findings] == [(R, 5, "acknowledged")]
 
 
 class TestQuietReads(MigrationTest):

@@ -10,6 +10,7 @@ leave it byte-identical.
 from __future__ import annotations
 
 from .harness import Case
+from .resolution_cases import RESOLUTION_CASES
 
 V2 = "from acp_schema.v2 import SessionMessageChunk, TextContent\n"
 
@@ -1205,3 +1206,7 @@ CASES: list[Case] = [
         """,
     ),
 ]
+
+# How modules and classes resolve in real agent trees (namespace packages, src layouts,
+# facades, star imports, subclasses): tests/migration_oracle/resolution_cases.py.
+CASES += RESOLUTION_CASES

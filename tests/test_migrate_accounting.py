@@ -1,0 +1,81 @@
+"""The occurrence accounting: every occurrence of the removed API that an independent
+token scan finds (tests/migration_oracle/occurrence_scan.py, no code shared with the
+tool) ends in exactly one verdict, changed, unrelated or reported, and nothing else is
+listed. Checked on every behaviour-oracle case and on the fixture trees below."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from acp_schema.migrations.rules import ALL_RULES, OCCURRENCE
+from acp_schema.migrations.runner import FileResult, Options, run
+from tests.migration_oracle.cases import CASES
+from tests.migration_oracle.harness import Case, _write
+from tests.migration_oracle.occurrence_scan import scan_source
+from tests.migration_oracle.trees import TREES, Tree
+
+from .migrate_support import write_files
+
+VERDICTS = {"changed", "unrelated", "reported"}
+ACCOUNTED: Counter[str] = Counter()
+
+
+def _run(root: Path, files: dict[str, str], *, verbatim: bool = False) -> list[FileResult]:
+    if verbatim:
+        write_files(root, files)
+    else:
+        _write(root, files)  # as the behaviour oracle writes a case
+    paths = sorted(root / name for name in files if name.endswith(".py"))
+    return run(paths, Options(rules=ALL_RULES))
+
+
+def assert_accounted(results: list[FileResult]) -> Counter[str]:
+    verdicts: Counter[str] = Counter()
+    for result in results:
+        if result.status == "failed":
+            continue
+        expected = scan_source(result.original)
+        listed = [
+            (a.occurrence.line, a.occurrence.column, a.occurrence.name, a.occurrence.rank)
+            for a in result.accounts
+        ]
+        assert len(listed) == len(set(listed)), f"{result.path}: an occurrence listed twice"
+        assert set(listed) == expected, (
+            f"{result.path}: missing {sorted(expected - set(listed))}, "
+            f"extra {sorted(set(listed) - expected)}"
+        )
+        warned = {(f.line, f.column) for f in result.findings if f.rule == OCCURRENCE}
+        for account in result.accounts:
+            assert account.verdict in VERDICTS, (result.path, account)
+            if account.verdict == "unrelated":
+                assert account.evidence, (result.path, account)
+            if account.verdict == "reported":
+                assert account.rule, (result.path, account)
+            if account.rule == OCCURRENCE:
+                o = account.occurrence
+                assert (o.line, o.column) in warned, (result.path, account)
+            verdicts[account.verdict] += 1
+    return verdicts
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_every_occurrence_of_an_oracle_case_is_accounted_for(case: Case, tmp_path: Path) -> None:
+    ACCOUNTED.update(assert_accounted(_run(tmp_path, case.files)))
+
+
+@pytest.mark.parametrize("tree", TREES, ids=[t.name for t in TREES])
+def test_every_occurrence_of_a_fixture_tree_is_accounted_for(tree: Tree, tmp_path: Path) -> None:
+    results = _run(tmp_path, tree.files, verbatim=True)
+    ACCOUNTED.update(assert_accounted(results))
+    by_line = {
+        (r.path.relative_to(tmp_path).as_posix(), a.occurrence.line): a.verdict
+        for r in results
+        for a in r.accounts
+    }
+    for (path, snippet), verdict in tree.expect.items():
+        text = tree.files[path]
+        line = text[: text.index(snippet)].count("\n") + 1
+        assert by_line.get((path, line)) == verdict, (path, snippet, by_line.get((path, line)))
