@@ -335,7 +335,7 @@ class TestConfiguration:
 
 
 def test_old_generated_bindings_are_detected_without_parsing_them_whole(tmp_path: Path) -> None:
-    from acp_schema.codegen.package_files import header_lines, seal
+    from acp_schema.codegen.generate.package_files import header_lines, seal
 
     # Bindings an older acp-schema generated (the header says so) whose chunk still has
     # the IDs: only the chunk class is read, and it counts as the bindings' chunk.
