@@ -333,10 +333,20 @@ def test_a_receiver_attaches_once_and_takes_a_v1_store() -> None:
 # --- the version gate ----------------------------------------------------------------------
 
 
-def test_release_numbers() -> None:
-    assert support.release("0.12.1") == (0, 12, 1)
-    assert support.release("0.13") == (0, 13, 0)
-    assert support.release("0.13.0rc1") == (0, 13, 0)  # a pre-release of 0.13 is 0.13
+@pytest.mark.parametrize(
+    ("version", "supported"),
+    [
+        ("0.12.0", True),
+        ("0.12.1", True),
+        ("0.12.9.post1", True),
+        ("0.13", False),
+        ("0.13.0rc1", False),  # PEP 440: `<0.13` leaves out 0.13's pre-releases
+        ("0.12.0rc1", False),
+        ("0.11.1", False),
+    ],
+)
+def test_the_supported_range(version: str, supported: bool) -> None:
+    assert (version in support.SUPPORTED) is supported
 
 
 @pytest.mark.parametrize(
@@ -344,6 +354,7 @@ def test_release_numbers() -> None:
     [
         ("0.13.0", "supports agent-client-protocol >=0.12.0,<0.13, found 0.13.0"),
         ("0.11.1", "found 0.11.1"),
+        ("not-a-version", "cannot read the version"),
         (None, "pip install 'acp-schema\\[acp\\]'"),
     ],
 )
@@ -362,8 +373,7 @@ def test_an_acp_outside_the_range_fails_at_import_with_a_message(
 
 
 def test_the_installed_acp_is_in_range() -> None:
-    low, high = support.SUPPORTED
-    assert low <= support.release(support.ACP_VERSION) < high
+    assert support.ACP_VERSION in support.SUPPORTED
 
 
 def test_the_rest_of_the_package_does_not_import_acp() -> None:

@@ -26,8 +26,9 @@ import pytest
 
 acp = pytest.importorskip("acp", reason="agent-client-protocol (the acp extra) is not installed")
 
+from packaging.version import Version  # noqa: E402
+
 from acp_schema.acp_bridge import ACP_VERSION, UpdateReceiver  # noqa: E402
-from acp_schema.acp_bridge._support import release  # noqa: E402
 from acp_schema.transcripts import TranscriptStore  # noqa: E402
 from acp_schema.transcripts.cli import Progress, Text  # noqa: E402
 
@@ -90,7 +91,7 @@ async def _talk(run: Run, *, with_receiver: bool, handled: Callable[[], bool]) -
         )
         run.stop_reason = response.stop_reason
         run.decoded_when_prompt_returned = len(run.decoded)
-        if release(ACP_VERSION) < (0, 12, 1):
+        if Version("0.12.1") > ACP_VERSION:
             # acp 0.12.0's prompt() returns without waiting for the updates of its turn
             for _ in range(1000):
                 if handled():
@@ -157,7 +158,7 @@ def test_a_delegation_over_stdio_renders_as_transcript_show_prints_its_log(
 
     # Every update reached the application decoded by the bindings, in the fast form.
     assert len(run.decoded) == UPDATES
-    if release(ACP_VERSION) >= (0, 12, 1):  # acp's prompt() waits for the turn's updates
+    if Version("0.12.1") <= ACP_VERSION:  # acp's prompt() waits for the turn's updates
         assert run.decoded_when_prompt_returned == UPDATES  # so nothing is pending then
     kinds = [n.update.session_update for n in run.decoded]
     assert kinds.count("session_message") == 7 and kinds.count("session_message_chunk") == 10

@@ -9,16 +9,19 @@ instead of misbehaving at run time.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from importlib import metadata
 from typing import Any
 
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 DISTRIBUTION = "agent-client-protocol"
-# [low, high): the versions whose internals below were read and tested (tests/test_acp_*.py;
-# `nox -s tests` runs them against each release in the range, see noxfile.py).
-SUPPORTED = ((0, 12, 0), (0, 13, 0))
+# The versions whose internals below were read and tested (tests/test_acp_*.py; `nox -s
+# tests` runs them against each release in the range, see noxfile.py). PEP 440: `<0.13`
+# leaves out 0.13's pre-releases too.
 SUPPORTED_TEXT = ">=0.12.0,<0.13"
+SUPPORTED = SpecifierSet(SUPPORTED_TEXT, prereleases=True)
 
 Handler = Callable[[str, Any, bool], Awaitable[Any]]
 
@@ -27,30 +30,23 @@ class UnsupportedAcpError(ImportError):
     """The installed `agent-client-protocol` is outside the range this adapter supports."""
 
 
-def release(version: str) -> tuple[int, ...]:
-    """The release numbers of a version string (`0.12.1` -> (0, 12, 1)); a pre-release or
-    local suffix is dropped, so `0.13.0rc1` counts as 0.13.0 (outside a `<0.13` range)."""
-    found = re.match(r"\d+(?:\.\d+)*", version)
-    if found is None:
-        raise UnsupportedAcpError(f"cannot read the version of {DISTRIBUTION}: {version!r}")
-    numbers = tuple(int(part) for part in found.group().split("."))
-    return numbers + (0,) * (3 - len(numbers))
-
-
-def check_version() -> str:
+def check_version() -> Version:
     """The installed acp version, or `UnsupportedAcpError` if it is outside `SUPPORTED`."""
     try:
-        version = metadata.version(DISTRIBUTION)
+        text = metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:
         raise UnsupportedAcpError(
             f"acp_schema.acp_bridge needs {DISTRIBUTION} {SUPPORTED_TEXT}: "
             "pip install 'acp-schema[acp]'"
         ) from None
-    low, high = SUPPORTED
-    if not low <= release(version) < high:
+    try:
+        version = Version(text)
+    except InvalidVersion:
+        raise UnsupportedAcpError(f"cannot read the version of {DISTRIBUTION}: {text!r}") from None
+    if version not in SUPPORTED:
         raise UnsupportedAcpError(
             f"acp_schema.acp_bridge supports {DISTRIBUTION} {SUPPORTED_TEXT}, "
-            f"found {version}: install a supported version or an acp-schema that supports it"
+            f"found {text}: install a supported version or an acp-schema that supports it"
         )
     return version
 
