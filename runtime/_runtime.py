@@ -90,7 +90,7 @@ def _refuse_nan(value: Any) -> Any:
         kind = item.__class__
         if kind is float:
             if item != item:
-                raise _NanToken
+                raise _NanToken("NaN is not JSON")
         elif kind is dict:
             stack.extend(item.values())
         elif kind is list:
@@ -100,7 +100,7 @@ def _refuse_nan(value: Any) -> Any:
 
 def _refuse_nan_number(value: Any) -> Any:
     if value.__class__ is float and value != value:
-        raise _NanToken
+        raise _NanToken("NaN is not JSON")
     return value
 
 
