@@ -23,6 +23,7 @@ from .accounting import Account, unrelated_by_reach
 from .acknowledge import acknowledgements
 from .bindings import TRIGGERS, is_generated_bindings
 from .modules import ModuleNames, module_names
+from .modules import forget as forget_modules
 from .occurrences import scan
 from .old_bindings import OldBindings, find_old_bindings, reach_names
 from .plan import HelperTemplate
@@ -237,6 +238,7 @@ def run_all(
     treated as bindings everywhere. Pass 1 runs every file that may be affected; when
     it finds helpers that other modules may call, pass 2 runs again, with their
     templates, every file that names one of them."""
+    forget_modules()  # names are worked out afresh for each run
     per_file = {path: options if isinstance(options, Options) else options[path] for path in files}
     results: dict[Path, FileResult] = {}
     contents: list[tuple[Path, bytes]] = []
