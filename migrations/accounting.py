@@ -33,7 +33,7 @@ from .candidates import TAG_KEYS
 from .examples import Invalid, Valid
 from .facts import Facts
 from .occurrences import REMOVED_NAMES, Occurrence, names_in_text
-from .plan import Plan
+from .plan import TODO_PREFIX, Plan
 from .rules import Finding
 from .syntax import chain, code, is_docstring, string_value
 
@@ -114,8 +114,10 @@ class Accountant:
         near: Callable[[cst.CSTNode], bool],
         *,
         report: bool = True,
+        todo_comments: bool = False,
     ) -> None:
         self.near = near
+        self.todo_comments = todo_comments
         self.facts = facts
         self.plan = plan
         self.acknowledged = acknowledged
@@ -161,7 +163,7 @@ class Accountant:
             span = min(holding, key=lambda s: s.size)
             return Account(occurrence, span.verdict, span.rule, "", span.acknowledged)
         if node is None:
-            return self._reported(occurrence, "not in any code the rules read")
+            return self._reported(occurrence, "not in any code the rules read", None)
         if isinstance(node, cst.Name):
             owner = self._class_of_member(node)
             if owner is not None and self._is_declared_chunk(owner):
@@ -174,14 +176,20 @@ class Accountant:
             return Account(occurrence, "unrelated", evidence=evidence)
         if not (self.near(node) or self.index.unresolved_chunk):
             return Account(occurrence, "unrelated", evidence=FAR)
-        return self._reported(occurrence, problem or "a use of a removed name")
+        return self._reported(occurrence, problem or "a use of a removed name", node)
 
-    def _reported(self, occurrence: Occurrence, problem: str) -> Account:
+    def _reported(self, occurrence: Occurrence, problem: str, node: cst.CSTNode | None) -> Account:
         if not self.report:
             return Account(occurrence, "unchecked")
         rule = rules.OCCURRENCE
         handled = self.acknowledged.covers(occurrence.line, rule)
         message = f"`{occurrence.name}` here: {problem}; {STEP}"
+        statement = self.facts.block_statement(node) if node is not None else None
+        if self.todo_comments and not handled and statement is not None:
+            todo = f"{TODO_PREFIX}: {rule}: `{occurrence.name}` here: {problem}"
+            todos = self.plan.todos.setdefault(id(statement), [])
+            if todo not in todos:
+                todos.append(todo)
         self.findings.append(
             Finding(
                 occurrence.line,
