@@ -174,7 +174,7 @@ class Accountant:
         evidence, problem = self._classify(node, occurrence)
         if evidence is not None:
             return Account(occurrence, "unrelated", evidence=evidence)
-        if not (self.near(node) or self.index.unresolved_chunk):
+        if not (self.near(node) or self.index.reaches_beyond_facts):
             return Account(occurrence, "unrelated", evidence=FAR)
         return self._reported(occurrence, problem or "a use of a removed name", node)
 
@@ -414,7 +414,9 @@ class _NodeIndex:
         self.strings: dict[Position, cst.CSTNode] = {}
         # Names of classes called with the chunk tag (`Payload(sessionUpdate=...)`).
         self.chunk_built: set[str] = set()
-        self.unresolved_chunk = False
+        # The module reaches a chunk in ways the planner's facts do not resolve (a chunk
+        # name from elsewhere, a star import of the bindings, a tag constant, a subclass).
+        self.reaches_beyond_facts = False
         for node, where in facts.positions().items():
             if isinstance(node, cst.Name):
                 self._name(node, where)
@@ -435,7 +437,7 @@ class _NodeIndex:
                 self.names[start] = node
         elif node.value in self.facts.bindings.tag_constants:
             # A constant of the run holding the chunk tag, or a subclass of the chunk.
-            self.unresolved_chunk = True
+            self.reaches_beyond_facts = True
         elif node.value == CHUNK_CLASS and not self.facts.is_chunk_class(node):
             # `SessionMessageChunk` that does not resolve to the bindings: a facade, a
             # star import, a package this run cannot see. It may well be the chunk.
@@ -443,7 +445,7 @@ class _NodeIndex:
             if not isinstance(holder, cst.ClassDef | cst.Attribute) or (
                 isinstance(holder, cst.Attribute) and holder.attr is node
             ):
-                self.unresolved_chunk = True
+                self.reaches_beyond_facts = True
 
     def _star(self, node: cst.ImportFrom) -> None:
         # A star import of the bindings: what it brings cannot be resolved by name.
@@ -451,7 +453,7 @@ class _NodeIndex:
             module = code(node.module)
             bindings = self.facts.bindings
             if bindings.owner(module) or any(m == module for _, m in bindings.chunk_classes):
-                self.unresolved_chunk = True
+                self.reaches_beyond_facts = True
 
     def _in_fstring(self, node: cst.CSTNode) -> bool:
         """Inside an f-string, whose whole text is the occurrence's literal."""
