@@ -21,7 +21,7 @@ from acp_schema.cli_common import ignore_interrupts
 from . import rules
 from .accounting import Account, unrelated_by_reach
 from .acknowledge import acknowledgements
-from .bindings import TRIGGERS, is_generated_bindings
+from .bindings import DEFAULT_BINDINGS, TRIGGERS, is_generated_bindings
 from .modules import ModuleNames, module_names
 from .modules import forget as forget_modules
 from .occurrences import scan
@@ -249,7 +249,10 @@ def run_all(
             results[path] = FileResult(path, "failed", error=f"cannot read: {err.strerror}")
     old = OldBindings()
     if any(rules.OLD_BINDINGS in o.rules for o in per_file.values()):
-        old = find_old_bindings(contents)
+        modules = dict.fromkeys(
+            [*DEFAULT_BINDINGS, *(m for o in per_file.values() for m in o.bindings)]
+        )
+        old = find_old_bindings(contents, tuple(modules))
     chunk_names = {n.rpartition(".")[2] for n, _ in old.chunk_classes}
     constants, subclasses = reach_names(contents, chunk_names)
     old = replace(old, tag_constants=constants, chunk_subclasses=subclasses)
