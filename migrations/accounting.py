@@ -33,7 +33,7 @@ from .candidates import TAG_KEYS
 from .examples import Invalid, Valid
 from .facts import Facts
 from .occurrences import REMOVED_NAMES, Occurrence, names_in_text
-from .plan import Plan
+from .plan import TODO_PREFIX, Plan
 from .rules import Finding
 from .syntax import chain, code, is_docstring, string_value
 
@@ -114,8 +114,10 @@ class Accountant:
         near: Callable[[cst.CSTNode], bool],
         *,
         report: bool = True,
+        todo_comments: bool = False,
     ) -> None:
         self.near = near
+        self.todo_comments = todo_comments
         self.facts = facts
         self.plan = plan
         self.acknowledged = acknowledged
@@ -161,7 +163,7 @@ class Accountant:
             span = min(holding, key=lambda s: s.size)
             return Account(occurrence, span.verdict, span.rule, "", span.acknowledged)
         if node is None:
-            return self._reported(occurrence, "not in any code the rules read")
+            return self._reported(occurrence, "not in any code the rules read", None)
         if isinstance(node, cst.Name):
             owner = self._class_of_member(node)
             if owner is not None and self._is_declared_chunk(owner):
@@ -172,16 +174,22 @@ class Accountant:
         evidence, problem = self._classify(node, occurrence)
         if evidence is not None:
             return Account(occurrence, "unrelated", evidence=evidence)
-        if not (self.near(node) or self.index.unresolved_chunk):
+        if not (self.near(node) or self.index.reaches_beyond_facts):
             return Account(occurrence, "unrelated", evidence=FAR)
-        return self._reported(occurrence, problem or "a use of a removed name")
+        return self._reported(occurrence, problem or "a use of a removed name", node)
 
-    def _reported(self, occurrence: Occurrence, problem: str) -> Account:
+    def _reported(self, occurrence: Occurrence, problem: str, node: cst.CSTNode | None) -> Account:
         if not self.report:
             return Account(occurrence, "unchecked")
         rule = rules.OCCURRENCE
         handled = self.acknowledged.covers(occurrence.line, rule)
         message = f"`{occurrence.name}` here: {problem}; {STEP}"
+        statement = self.facts.block_statement(node) if node is not None else None
+        if self.todo_comments and not handled and statement is not None:
+            todo = f"{TODO_PREFIX}: {rule}: `{occurrence.name}` here: {problem}"
+            todos = self.plan.todos.setdefault(id(statement), [])
+            if todo not in todos:
+                todos.append(todo)
         self.findings.append(
             Finding(
                 occurrence.line,
@@ -406,7 +414,9 @@ class _NodeIndex:
         self.strings: dict[Position, cst.CSTNode] = {}
         # Names of classes called with the chunk tag (`Payload(sessionUpdate=...)`).
         self.chunk_built: set[str] = set()
-        self.unresolved_chunk = False
+        # The module reaches a chunk in ways the planner's facts do not resolve (a chunk
+        # name from elsewhere, a star import of the bindings, a tag constant, a subclass).
+        self.reaches_beyond_facts = False
         for node, where in facts.positions().items():
             if isinstance(node, cst.Name):
                 self._name(node, where)
@@ -427,7 +437,7 @@ class _NodeIndex:
                 self.names[start] = node
         elif node.value in self.facts.bindings.tag_constants:
             # A constant of the run holding the chunk tag, or a subclass of the chunk.
-            self.unresolved_chunk = True
+            self.reaches_beyond_facts = True
         elif node.value == CHUNK_CLASS and not self.facts.is_chunk_class(node):
             # `SessionMessageChunk` that does not resolve to the bindings: a facade, a
             # star import, a package this run cannot see. It may well be the chunk.
@@ -435,7 +445,7 @@ class _NodeIndex:
             if not isinstance(holder, cst.ClassDef | cst.Attribute) or (
                 isinstance(holder, cst.Attribute) and holder.attr is node
             ):
-                self.unresolved_chunk = True
+                self.reaches_beyond_facts = True
 
     def _star(self, node: cst.ImportFrom) -> None:
         # A star import of the bindings: what it brings cannot be resolved by name.
@@ -443,7 +453,7 @@ class _NodeIndex:
             module = code(node.module)
             bindings = self.facts.bindings
             if bindings.owner(module) or any(m == module for _, m in bindings.chunk_classes):
-                self.unresolved_chunk = True
+                self.reaches_beyond_facts = True
 
     def _in_fstring(self, node: cst.CSTNode) -> bool:
         """Inside an f-string, whose whole text is the occurrence's literal."""

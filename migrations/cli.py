@@ -292,8 +292,9 @@ def _bindings_used(options: Iterable[Options], old: OldBindings) -> dict[str, An
         "re-exported": sorted(
             name
             for name, _ in old.chunk_classes
-            if name not in {d.qualified_name for d in old.declarations}
+            if name not in {d.qualified_name for d in old.declarations} and name not in old.facades
         ),
+        "facades": list(old.facades),
     }
 
 

@@ -132,6 +132,7 @@ class MigrationCommand(CodemodCommand):
             planner.acknowledged,
             planner.near_chunks,
             report=rules.OCCURRENCE in self.selected,
+            todo_comments=self.todo_comments,
         )
         self.accounts = accountant.account(scan(source))
         self.findings = sorted([*plan.findings, *accountant.findings, *self._vendored(source)])

@@ -53,6 +53,12 @@ class ModuleNames:
         return name if self.is_package else name.rpartition(".")[0] or None
 
 
+def forget() -> None:
+    """Drop what was learnt about the file system (a new run may see other files)."""
+    _resolve.cache_clear()
+    _project_roots.cache_clear()
+
+
 def module_names(path: Path) -> ModuleNames:
     """The names `path` is imported under (see the module docstring)."""
     return _resolve(path.resolve())

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .bindings import IDENTITY_BUILDERS, IDENTITY_FIELDS
@@ -32,6 +33,7 @@ REMOVED_BYTES = tuple(name.encode() for name in IDENTITY_FIELDS) + tuple(
     name.encode() for name in IDENTITY_FIELDS.values()
 )
 _IN_TEXT = re.compile(r"\b(?:" + "|".join(REMOVED_NAMES) + r")\b")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _FSTRING_START = getattr(tokenize, "FSTRING_START", None)  # Python 3.12+
 _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 
@@ -60,14 +62,17 @@ def scan(data: bytes) -> list[Occurrence]:
     if not may_hold(data):
         return []
     try:
-        tokens = list(tokenize.tokenize(io.BytesIO(data).readline))
+        return list(_scan(data))
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, LookupError):
         return []
+
+
+def _scan(data: bytes) -> Iterator[Occurrence]:
+    """The tokens are read as they come (a big module's token list would cost memory)."""
     lines: list[str] | None = None
-    found: list[Occurrence] = []
     depth = 0  # open f-strings (3.12+ splits them into tokens)
     start: tuple[int, int] = (0, 0)
-    for token in tokens:
+    for token in tokenize.tokenize(io.BytesIO(data).readline):
         if _FSTRING_START is not None and token.type == _FSTRING_START:
             if depth == 0:
                 start = token.start
@@ -78,15 +83,13 @@ def scan(data: bytes) -> list[Occurrence]:
                 depth -= 1
                 if depth == 0:
                     if lines is None:
-                        lines = _lines(tokens)
-                    text = _slice(lines, start, token.end)
-                    found += _in_string(start, text)
+                        lines = _source_lines(data)
+                    yield from _in_string(start, _slice(lines, start, token.end))
             continue
         if token.type == tokenize.NAME and token.string in REMOVED_NAMES:
-            found.append(Occurrence(token.start[0], token.start[1], token.string))
+            yield Occurrence(token.start[0], token.start[1], token.string)
         elif token.type == tokenize.STRING:
-            found += _in_string(token.start, token.string)
-    return found
+            yield from _in_string(token.start, token.string)
 
 
 def _in_string(start: tuple[int, int], text: str) -> list[Occurrence]:
@@ -96,14 +99,11 @@ def _in_string(start: tuple[int, int], text: str) -> list[Occurrence]:
     ]
 
 
-def _lines(tokens: list[tokenize.TokenInfo]) -> list[str]:
-    """The source's lines as the tokenizer saw them (1-based through index - 1)."""
-    lines: dict[int, str] = {}
-    for token in tokens:
-        for offset, line in enumerate(token.line.splitlines(keepends=True)):
-            lines.setdefault(token.start[0] + offset, line)
-    last = max(lines, default=0)
-    return [lines.get(number, "") for number in range(1, last + 1)]
+def _source_lines(data: bytes) -> list[str]:
+    """The source's lines as the tokenizer reads them (its encoding, its line ends)."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    # Only \r\n, \r and \n end a line for Python (str.splitlines also splits at \f).
+    return _LINE.findall(data.decode(encoding))
 
 
 def _slice(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:

@@ -23,6 +23,7 @@ from typing import NamedTuple
 from .bindings import (
     CHUNK_CLASS,
     CHUNK_TAG,
+    DEFAULT_BINDINGS,
     IDENTITY_FIELDS,
     MESSAGE_CLASS,
     import_source,
@@ -81,6 +82,8 @@ class OldBindings:
     # Names of the run's classes deriving from a chunk class (`class Traced(SessionMessageChunk)`):
     # a file naming one can reach a chunk too.
     chunk_subclasses: tuple[str, ...] = ()
+    # Names under which modules of the run re-export the bindings' own chunk (facades).
+    facades: tuple[str, ...] = ()
 
 
 class Parsed(NamedTuple):
@@ -90,7 +93,9 @@ class Parsed(NamedTuple):
     package: str | None
 
 
-def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
+def find_old_bindings(
+    files: Sequence[tuple[Path, bytes]], bindings: Sequence[str] = DEFAULT_BINDINGS
+) -> OldBindings:
     """Declarations of old chunk classes in `files`, their re-exports, and the run's own
     look-alike classes.
 
@@ -125,7 +130,13 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
                 and node.name not in chunks
                 and _fields(node) & IDENTITY_NAMES
             )
-    if not declarations:
+    # Modules of the run that re-export the bindings' chunk (facades, also by star
+    # import and through other facades) are followed too: their chunk is the chunk.
+    facade_markers = (b"import *", CHUNK_CLASS.encode(), *(b.encode() for b in bindings))
+    facade_files = [
+        (p, d) for p, d in files if b"import" in d and any(m in d for m in facade_markers)
+    ]
+    if not declarations and not facade_files:
         return OldBindings(app_classes=tuple(sorted(app_classes)))
     markers = {d.name.encode() for d in declarations}
     markers |= {d.module.rpartition(".")[2].encode() for d in declarations}
@@ -133,17 +144,28 @@ def find_old_bindings(files: Sequence[tuple[Path, bytes]]) -> OldBindings:
         if b"import" in data and any(m in data for m in markers):
             for entry in _parse(path, data):
                 modules.setdefault(*entry)
-    exported = _exports(modules, declarations)
-    chunk_classes = sorted(exported.items())
+    for path, data in facade_files:
+        if not is_generated_bindings(data):
+            for entry in _parse(path, data):
+                modules.setdefault(*entry)
+    exported = _exports(modules, declarations, bindings)
+    chunk_classes = sorted((name, module) for name, (module, _) in exported.items())
+    facades = sorted(name for name, (_, origin) in exported.items() if origin is None)
     without = sorted(
         {
             module
             for _, module in chunk_classes
-            if MESSAGE_CLASS not in _names_with_stars(modules, module)
+            if MESSAGE_CLASS not in _names_with_stars(modules, module, bindings)
         }
     )
+    if not declarations and not chunk_classes:
+        return OldBindings(app_classes=tuple(sorted(app_classes)))
     return OldBindings(
-        tuple(declarations), tuple(chunk_classes), tuple(without), tuple(sorted(app_classes))
+        tuple(declarations),
+        tuple(chunk_classes),
+        tuple(without),
+        tuple(sorted(app_classes)),
+        facades=tuple(facades),
     )
 
 
@@ -331,11 +353,15 @@ def _kind(node: ast.ClassDef) -> str:
     return "class"
 
 
-def _exports(modules: dict[str, Parsed], declarations: Sequence[Declaration]) -> dict[str, str]:
-    """Qualified name -> module of every name under which an old chunk class can be
-    imported: its declaration, and re-exports (followed until nothing new appears)."""
-    # module -> {exported name: declaring qualified name}
-    chunk_names: dict[str, dict[str, str]] = {}
+def _exports(
+    modules: dict[str, Parsed], declarations: Sequence[Declaration], bindings: Sequence[str]
+) -> dict[str, tuple[str, str | None]]:
+    """Qualified name -> (module, declaring qualified name, None for the bindings' own
+    chunk) of every name under which an old chunk class, or the bindings' chunk through a
+    module of the run, can be imported: declarations and re-exports (followed until
+    nothing new appears). The bindings modules themselves are not listed."""
+    # module -> {exported name: declaring qualified name ("" for the bindings' chunk)}
+    chunk_names: dict[str, dict[str, str]] = {b: {CHUNK_CLASS: ""} for b in bindings}
     for declaration in declarations:
         for name, _ in module_names(declaration.path).names:
             chunk_names.setdefault(name, {})[declaration.name] = declaration.qualified_name
@@ -354,7 +380,7 @@ def _exports(modules: dict[str, Parsed], declarations: Sequence[Declaration]) ->
                 own = chunk_names.setdefault(module, {})
                 for alias in node.names:
                     if alias.name == "*":
-                        public = _star_names(modules, source or "", found)
+                        public = _star_names(modules, source or "", found, bindings)
                         new = {n: q for n, q in public.items() if n not in own}
                     elif alias.name in found and (alias.asname or alias.name) not in own:
                         new = {alias.asname or alias.name: found[alias.name]}
@@ -363,15 +389,23 @@ def _exports(modules: dict[str, Parsed], declarations: Sequence[Declaration]) ->
                     if new:
                         own.update(new)
                         changed = True
-    return {f"{module}.{name}": module for module, names in chunk_names.items() for name in names}
+    return {
+        f"{module}.{name}": (module, origin or None)
+        for module, names in chunk_names.items()
+        if module not in bindings
+        for name, origin in names.items()
+    }
 
 
-def _star_names(modules: dict[str, Parsed], source: str, found: dict[str, str]) -> dict[str, str]:
+def _star_names(
+    modules: dict[str, Parsed], source: str, found: dict[str, str], bindings: Sequence[str]
+) -> dict[str, str]:
     """The chunk names `from source import *` brings: `__all__` when it is a literal
-    list, else the names without a leading underscore."""
+    list, else the names without a leading underscore; a bindings module exports its
+    chunk."""
     entry = modules.get(source)
     if entry is None:
-        return {}
+        return dict(found) if source in bindings else {}
     listed = _literal_all(entry.tree)
     if listed is None:
         return {n: q for n, q in found.items() if not n.startswith("_")}
@@ -393,21 +427,25 @@ def _literal_all(tree: ast.Module) -> set[str] | None:
     return None
 
 
-def _names_with_stars(modules: dict[str, Parsed], module: str) -> set[str]:
-    """Top-level names of `module`, with those of star imports from modules of the run."""
+def _names_with_stars(
+    modules: dict[str, Parsed], module: str, bindings: Sequence[str] = (), depth: int = 0
+) -> set[str]:
+    """Top-level names of `module`, with those its star imports bring from modules of
+    the run (followed through facades) and from the bindings (their chunk and message)."""
     entry = modules.get(module)
     if entry is None:
-        return set()
+        return {CHUNK_CLASS, MESSAGE_CLASS} if module in bindings else set()
     tree, package = entry
     names = _top_level_names(tree)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            source = import_source(node, package)
-            star = modules.get(source or "")
-            if star is not None:
-                listed = _literal_all(star.tree)
-                found = _top_level_names(star.tree)
-                names |= found if listed is None else found & listed
+            source = import_source(node, package) or ""
+            if depth >= 20:
+                continue
+            star = modules.get(source)
+            found = _names_with_stars(modules, source, bindings, depth + 1)
+            listed = _literal_all(star.tree) if star is not None else None
+            names |= found if listed is None else found & listed
     return names
 
 

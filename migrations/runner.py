@@ -22,8 +22,9 @@ from acp_schema.cli_common import ignore_interrupts, os_reason
 from . import rules
 from .accounting import Account, unrelated_by_reach
 from .acknowledge import acknowledgements
-from .bindings import TRIGGERS, is_generated_bindings
+from .bindings import DEFAULT_BINDINGS, TRIGGERS, is_generated_bindings
 from .modules import ModuleNames, module_names
+from .modules import forget as forget_modules
 from .occurrences import scan
 from .old_bindings import OldBindings, find_old_bindings, reach_names
 from .plan import HelperTemplate
@@ -245,6 +246,7 @@ def run_all(
     treated as bindings everywhere. Pass 1 runs every file that may be affected; when
     it finds helpers that other modules may call, pass 2 runs again, with their
     templates, every file that names one of them."""
+    forget_modules()  # names are worked out afresh for each run
     per_file = {path: options if isinstance(options, Options) else options[path] for path in files}
     results: dict[Path, FileResult] = {}
     contents: list[tuple[Path, bytes]] = []
@@ -255,7 +257,10 @@ def run_all(
             results[path] = FileResult(path, "failed", error=f"cannot read: {os_reason(err)}")
     old = OldBindings()
     if any(rules.OLD_BINDINGS in o.rules for o in per_file.values()):
-        old = find_old_bindings(contents)
+        modules = dict.fromkeys(
+            [*DEFAULT_BINDINGS, *(m for o in per_file.values() for m in o.bindings)]
+        )
+        old = find_old_bindings(contents, tuple(modules))
     chunk_names = {n.rpartition(".")[2] for n, _ in old.chunk_classes}
     constants, subclasses = reach_names(contents, chunk_names)
     old = replace(old, tag_constants=constants, chunk_subclasses=subclasses)

@@ -187,6 +187,25 @@ class TestReportedReads(MigrationTest):
         findings = self.migrate(source, source, todo_comments=True)
         assert [(f.rule, f.line, f.kind) for f in findings] == [(R, 5, "acknowledged")]
 
+    def test_todo_comments_for_what_no_rule_accounts_for(self) -> None:
+        self.migrate(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def retag(chunk: SessionMessageChunk, me):
+                return chunk.model_copy(update={"sender_session_id": me})
+            """,
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def retag(chunk: SessionMessageChunk, me):
+                # TODO(acp-schema migrate): chunk-identity/occurrence: `sender_session_id` here: `.model_copy(...)` on `chunk`, which may be a chunk
+                return chunk.model_copy(update={"sender_session_id": me})
+            """,
+            warnings=[(rules.OCCURRENCE, 4)],
+            todo_comments=True,
+        )
+
 
 class TestQuietReads(MigrationTest):
     def test_other_types_and_code_without_chunks(self) -> None:

@@ -134,6 +134,37 @@ RESOLUTION_CASES: list[Case] = [
                 await conn.session_update("s1", SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id="s1"))
             """,
         },
+        "equivalent",
+    ),
+    Case(
+        "facade-of-a-facade-in-a-namespace-package",
+        {
+            "src/acme/schema.py": "from acp_schema.v2 import *\n",
+            "src/acme/api/__init__.py": "from acme.schema import *\n",
+            "src/acme/agent/main.py": """
+            from acme.api import SessionMessageChunk, TextContent
+
+            async def main(conn):
+                for part in ["a", "b"]:
+                    await conn.session_update("s1", SessionMessageChunk(message_id="m1", content=TextContent(text=part), recipient_session_id="s2"))
+            """,
+        },
+        "equivalent",
+        entry="acme.agent.main",
+        path_root=SRC,
+    ),
+    Case(
+        "facade-by-name-without-message",
+        {
+            "app/__init__.py": "",
+            "app/schema.py": "from acp_schema.v2 import SessionMessageChunk, TextContent\n",
+            "main.py": """
+            from app.schema import SessionMessageChunk, TextContent
+
+            async def main(conn):
+                await conn.session_update("s1", SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id="s1"))
+            """,
+        },
         "reported",
     ),
     Case(
