@@ -439,20 +439,3 @@ def _reserve(target: Path, fd: int, size: int, old_size: int) -> None:
 def _discard(item: _Prepared) -> None:
     if item.temporary is not None:
         item.temporary.unlink(missing_ok=True)
-
-
-def module_name(path: Path) -> tuple[str | None, str | None]:
-    """(module, package) of a file, from the `__init__.py` files of its directories."""
-    path = path.resolve()
-    parts = [] if path.stem == "__init__" else [path.stem]
-    directory = path.parent
-    while (directory / "__init__.py").is_file():
-        parts.insert(0, directory.name)
-        if directory.parent == directory:
-            break
-        directory = directory.parent
-    if not parts:
-        return None, None
-    name = ".".join(parts)
-    package = name if path.stem == "__init__" else name.rpartition(".")[0]
-    return name, package or None
