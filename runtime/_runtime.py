@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from contextvars import ContextVar
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, TypeVar, cast, get_args
 
 from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema
@@ -86,10 +87,44 @@ def _too_deep(error: ValidationError) -> bool:
 
 class NotJsonError(TypeError):
     """A free-form value given from Python (`model_validate(dict)`, the constructor) that
-    JSON text cannot hold. Not a ValueError, so that pydantic-core lets it through: no
-    union tries another variant and no default-on-error reads it as omitted; the whole
-    input is refused, as JSON text spelling `NaN` is. `AcpModel`'s entry points turn it
-    into a `json_invalid` ValidationError (a TypeAdapter of a union raises it as it is)."""
+    JSON text cannot hold. Not a ValueError, so that no union tries another variant with
+    it. A default-on-error around it (an optional field holding a model) still reads any
+    failure as omitted, so the refusal is also noted in `_NOT_JSON`, and `AcpModel`'s
+    entry points refuse the whole input (a `json_invalid` ValidationError), as JSON text
+    spelling `NaN` is refused. A TypeAdapter of a union raises it as it is."""
+
+
+# The first free-form value of the running Python-mode validation that is not JSON.
+_NOT_JSON: ContextVar[str | None] = ContextVar("acp_schema_not_json", default=None)
+
+
+def _not_json(message: str) -> NoReturn:
+    if _NOT_JSON.get() is None:
+        _NOT_JSON.set(message)
+    raise NotJsonError(message)
+
+
+_Validated = TypeVar("_Validated")
+
+
+def _python_input(title: str, data: Any, validate: Callable[[], _Validated]) -> _Validated:
+    """Run a Python-mode validation; refuse the whole input if a free-form value in it
+    was not JSON, even where a default-on-error swallowed that value's refusal."""
+    token = _NOT_JSON.set(None)
+    try:
+        try:
+            result = validate()
+        except (NotJsonError, ValidationError):
+            problem = _NOT_JSON.get()
+            if problem is None:
+                raise
+            raise _json_error(title, data, problem) from None
+        problem = _NOT_JSON.get()
+        if problem is not None:
+            raise _json_error(title, data, problem)
+        return result
+    finally:
+        _NOT_JSON.reset(token)
 
 
 # Python types a free-form value parsed from JSON text can have. Infinity is allowed: the
@@ -109,20 +144,20 @@ def _json_value(value: Any) -> Any:
         where, item = stack.pop()
         if isinstance(item, str):
             if not item.isascii() and _SURROGATE.search(item):
-                raise NotJsonError(f"a lone surrogate is not JSON (at {where or '/'})")
+                _not_json(f"a lone surrogate is not JSON (at {where or '/'})")
         elif isinstance(item, dict):
             for key, child in item.items():
                 if not isinstance(key, str):
                     kind = type(key).__name__
-                    raise NotJsonError(f"a key of type {kind} is not JSON (at {where or '/'})")
+                    _not_json(f"a key of type {kind} is not JSON (at {where or '/'})")
                 if not key.isascii() and _SURROGATE.search(key):
-                    raise NotJsonError(f"a lone surrogate is not JSON (in a key at {where or '/'})")
+                    _not_json(f"a lone surrogate is not JSON (in a key at {where or '/'})")
                 stack.append((f"{where}/{key}", child))
         elif isinstance(item, list):
             stack.extend((f"{where}/{i}", child) for i, child in enumerate(item))
         elif not isinstance(item, _JSON_LEAVES) or item != item:  # NaN is not equal to itself
             kind = "NaN" if isinstance(item, float) else f"a value of type {type(item).__name__}"
-            raise NotJsonError(f"{kind} is not JSON (at {where or '/'})")
+            _not_json(f"{kind} is not JSON (at {where or '/'})")
     return value
 
 
@@ -241,12 +276,13 @@ class AcpModel(BaseModel):
                 "message upsert (see `acp-schema migrate`)"
             )
         __tracebackhide__ = True
-        try:
-            self.__pydantic_validator__.validate_python(
+        _python_input(
+            type(self).__name__,
+            data,
+            lambda: self.__pydantic_validator__.validate_python(
                 data, self_instance=self, by_alias=True, by_name=True
-            )
-        except NotJsonError as error:
-            raise _json_error(type(self).__name__, data, str(error)) from None
+            ),
+        )
 
     # Tells pydantic this is the plain constructor, not a custom one that decoding must
     # call (it would route every decoded object through Python, with Python names).
@@ -258,10 +294,8 @@ class AcpModel(BaseModel):
         def model_validate(cls, obj, **options):
             # A free-form value JSON cannot hold is a `json_invalid` error of the whole
             # input, as `NaN` in JSON text is.
-            try:
-                return super().model_validate(obj, **options)
-            except NotJsonError as error:
-                raise _json_error(cls.__name__, obj, str(error)) from None
+            validate = super().model_validate
+            return _python_input(cls.__name__, obj, lambda: validate(obj, **options))
 
     @classmethod
     def model_validate_json(
