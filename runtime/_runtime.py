@@ -130,6 +130,8 @@ def _python_input(title: str, data: Any, validate: Callable[[], _Validated]) -> 
 # Python types a free-form value parsed from JSON text can have. Infinity is allowed: the
 # text path reads an overflowing number (`1e400`) in a free-form value as infinity.
 _JSON_LEAVES = (str, int, float, type(None))
+_EXACT = frozenset({str, dict, list, int, bool, float, type(None)})
+_BASES = (str, dict, list, float, int)
 # JSON text cannot carry one (pydantic-core refuses the escape), nor can UTF-8 output.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -137,28 +139,57 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _json_value(value: Any) -> Any:
     """`value` itself if it is made of JSON values only (objects with string keys, arrays,
     strings without lone surrogates, numbers but NaN, booleans, null); else NotJsonError
-    naming where.
-    Walked with a stack: depth costs no recursion."""
+    naming where. Walked with a stack (depth costs no recursion); where is worked out only
+    for a value that is refused."""
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item = pop()
+        kind = item.__class__
+        if kind not in _EXACT:  # a subclass (an OrderedDict, a str enum) counts as its base
+            kind = next((base for base in _BASES if isinstance(item, base)), kind)
+        if kind is str:
+            if not item.isascii() and _SURROGATE.search(item):
+                break
+        elif kind is dict:
+            for key, child in item.items():
+                if key.__class__ is not str or (not key.isascii() and _SURROGATE.search(key)):
+                    _not_json(_problem(value))
+                push(child)
+        elif kind is list:
+            stack.extend(item)
+        elif kind is int or kind is bool or item is None:
+            continue
+        elif kind is not float or item != item:  # NaN is not equal to itself
+            break
+    else:
+        return value
+    _not_json(_problem(value))
+
+
+def _problem(value: Any) -> str:
+    """What in `value` is not JSON, and where: the slow walk, for a refused value only."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, item = stack.pop()
+        at = where or "/"
         if isinstance(item, str):
-            if not item.isascii() and _SURROGATE.search(item):
-                _not_json(f"a lone surrogate is not JSON (at {where or '/'})")
+            if _SURROGATE.search(item):
+                return f"a lone surrogate is not JSON (at {at})"
         elif isinstance(item, dict):
             for key, child in item.items():
                 if not isinstance(key, str):
-                    kind = type(key).__name__
-                    _not_json(f"a key of type {kind} is not JSON (at {where or '/'})")
-                if not key.isascii() and _SURROGATE.search(key):
-                    _not_json(f"a lone surrogate is not JSON (in a key at {where or '/'})")
+                    return f"a key of type {type(key).__name__} is not JSON (at {at})"
+                if _SURROGATE.search(key):
+                    return f"a lone surrogate is not JSON (in a key at {at})"
                 stack.append((f"{where}/{key}", child))
         elif isinstance(item, list):
             stack.extend((f"{where}/{i}", child) for i, child in enumerate(item))
-        elif not isinstance(item, _JSON_LEAVES) or item != item:  # NaN is not equal to itself
-            kind = "NaN" if isinstance(item, float) else f"a value of type {type(item).__name__}"
-            _not_json(f"{kind} is not JSON (at {where or '/'})")
-    return value
+        elif isinstance(item, float) and item != item:
+            return f"NaN is not JSON (at {at})"
+        elif not isinstance(item, _JSON_LEAVES):
+            return f"a value of type {type(item).__name__} is not JSON (at {at})"
+    return "a value that is not JSON"
 
 
 # The free-form value of a Python-mode validation; JSON text is JSON already (no cost there).
