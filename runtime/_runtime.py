@@ -325,8 +325,12 @@ class AcpModel(BaseModel):
         def model_validate(cls, obj, **options):
             # A free-form value JSON cannot hold is a `json_invalid` error of the whole
             # input, as `NaN` in JSON text is.
-            validate = super().model_validate
-            return _python_input(cls.__name__, obj, lambda: validate(obj, **options))
+            if options:
+                validate = super().model_validate
+                return _python_input(cls.__name__, obj, lambda: validate(obj, **options))
+            # Without options, the same validator call minus pydantic's wrapper.
+            validator = cls.__pydantic_validator__
+            return _python_input(cls.__name__, obj, lambda: validator.validate_python(obj))
 
     @classmethod
     def model_validate_json(
