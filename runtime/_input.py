@@ -17,6 +17,7 @@ caller names the file in its own message style). What is refused, and why:
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -43,20 +44,30 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) ->
     Raises OSError as `open` would (missing file, no permission) and InputError for what
     is not a regular file or is too large.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, _OPEN_FLAGS)
     with os.fdopen(fd, "rb", buffering=0) as handle:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(21, os.strerror(21), os.fspath(path))
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
         if not stat.S_ISREG(info.st_mode):
             raise InputError(f"not a regular file ({_kind(info.st_mode)})")
         if info.st_size > limit:
             raise InputError(_too_large(info.st_size, limit))
-        data = handle.read(limit + 1)  # the file may have grown since fstat
-    assert data is not None  # a regular file never answers "would block"
-    if len(data) > limit:
-        raise InputError(_too_large(len(data), limit))
-    return data
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:  # the file may have grown since fstat
+            chunk = handle.read(limit + 1 - size)
+            if not chunk:  # end of file (a regular file never answers "would block")
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    if size > limit:
+        raise InputError(_too_large(size, limit))
+    return b"".join(chunks)
+
+
+# O_NONBLOCK: opening a named pipe does not wait for a writer (POSIX; elsewhere none).
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def open_lines(path: str | os.PathLike[str]) -> IO[bytes]:
@@ -68,11 +79,11 @@ def open_lines(path: str | os.PathLike[str]) -> IO[bytes]:
     stream is read only once `select` says data (or its end) is there, waking up often
     enough for Ctrl-C or SIGTERM to be acted on while no writer writes.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, _OPEN_FLAGS)
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise IsADirectoryError(21, os.strerror(21), os.fspath(path))
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
     except BaseException:
         os.close(fd)
         raise

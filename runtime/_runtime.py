@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from contextvars import ContextVar
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, TypeVar, cast, get_args
 
 from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticOmit, core_schema
@@ -170,15 +171,53 @@ def _too_deep(error: ValidationError) -> bool:
 
 class NotJsonError(TypeError):
     """A free-form value given from Python (`model_validate(dict)`, the constructor) that
-    JSON text cannot hold. Not a ValueError, so that pydantic-core lets it through: no
-    union tries another variant and no default-on-error reads it as omitted; the whole
-    input is refused, as JSON text spelling `NaN` is. `AcpModel`'s entry points turn it
-    into a `json_invalid` ValidationError (a TypeAdapter of a union raises it as it is)."""
+    JSON text cannot hold. Not a ValueError, so that no union tries another variant with
+    it. A default-on-error around it (an optional field holding a model) still reads any
+    failure as omitted, so the refusal is also noted in `_NOT_JSON`, and `AcpModel`'s
+    entry points refuse the whole input (a `json_invalid` ValidationError), as JSON text
+    spelling `NaN` is refused. A TypeAdapter of a union raises it as it is."""
+
+
+# The first free-form value of the running Python-mode validation that is not JSON.
+_NOT_JSON: ContextVar[str | None] = ContextVar("acp_schema_not_json", default=None)
+
+
+def _not_json(message: str) -> NoReturn:
+    if _NOT_JSON.get() is None:
+        _NOT_JSON.set(message)
+    raise NotJsonError(message)
+
+
+_Validated = TypeVar("_Validated")
+
+
+def _python_input(title: str, data: Any, validate: Callable[[], _Validated]) -> _Validated:
+    """Run a Python-mode validation; refuse the whole input if a free-form value in it
+    was not JSON, even where a default-on-error swallowed that value's refusal."""
+    token = _NOT_JSON.set(None)
+    try:
+        try:
+            result = validate()
+        except (NotJsonError, ValidationError) as error:
+            problem = _NOT_JSON.get()
+            if problem is not None:
+                raise _json_error(title, data, problem) from None
+            if isinstance(error, ValidationError):
+                raise readable(error) from None  # one error per real problem (`_errors`)
+            raise
+        problem = _NOT_JSON.get()
+        if problem is not None:
+            raise _json_error(title, data, problem)
+        return result
+    finally:
+        _NOT_JSON.reset(token)
 
 
 # Python types a free-form value parsed from JSON text can have. Infinity is allowed: the
 # text path reads an overflowing number (`1e400`) in a free-form value as infinity.
 _JSON_LEAVES = (str, int, float, type(None))
+_EXACT = frozenset({str, dict, list, int, bool, float, type(None)})
+_BASES = (str, dict, list, float, int)
 # JSON text cannot carry one (pydantic-core refuses the escape), nor can UTF-8 output.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -186,28 +225,57 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _json_value(value: Any) -> Any:
     """`value` itself if it is made of JSON values only (objects with string keys, arrays,
     strings without lone surrogates, numbers but NaN, booleans, null); else NotJsonError
-    naming where.
-    Walked with a stack: depth costs no recursion."""
+    naming where. Walked with a stack (depth costs no recursion); where is worked out only
+    for a value that is refused."""
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item = pop()
+        kind = item.__class__
+        if kind not in _EXACT:  # a subclass (an OrderedDict, a str enum) counts as its base
+            kind = next((base for base in _BASES if isinstance(item, base)), kind)
+        if kind is str:
+            if not item.isascii() and _SURROGATE.search(item):
+                break
+        elif kind is dict:
+            for key, child in item.items():
+                if key.__class__ is not str or (not key.isascii() and _SURROGATE.search(key)):
+                    _not_json(_problem(value))
+                push(child)
+        elif kind is list:
+            stack.extend(item)
+        elif kind is int or kind is bool or item is None:
+            continue
+        elif kind is not float or item != item:  # NaN is not equal to itself
+            break
+    else:
+        return value
+    _not_json(_problem(value))
+
+
+def _problem(value: Any) -> str:
+    """What in `value` is not JSON, and where: the slow walk, for a refused value only."""
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
         where, item = stack.pop()
+        at = where or "/"
         if isinstance(item, str):
-            if not item.isascii() and _SURROGATE.search(item):
-                raise NotJsonError(f"a lone surrogate is not JSON (at {where or '/'})")
+            if _SURROGATE.search(item):
+                return f"a lone surrogate is not JSON (at {at})"
         elif isinstance(item, dict):
             for key, child in item.items():
                 if not isinstance(key, str):
-                    kind = type(key).__name__
-                    raise NotJsonError(f"a key of type {kind} is not JSON (at {where or '/'})")
-                if not key.isascii() and _SURROGATE.search(key):
-                    raise NotJsonError(f"a lone surrogate is not JSON (in a key at {where or '/'})")
+                    return f"a key of type {type(key).__name__} is not JSON (at {at})"
+                if _SURROGATE.search(key):
+                    return f"a lone surrogate is not JSON (in a key at {at})"
                 stack.append((f"{where}/{key}", child))
         elif isinstance(item, list):
             stack.extend((f"{where}/{i}", child) for i, child in enumerate(item))
-        elif not isinstance(item, _JSON_LEAVES) or item != item:  # NaN is not equal to itself
-            kind = "NaN" if isinstance(item, float) else f"a value of type {type(item).__name__}"
-            raise NotJsonError(f"{kind} is not JSON (at {where or '/'})")
-    return value
+        elif isinstance(item, float) and item != item:
+            return f"NaN is not JSON (at {at})"
+        elif not isinstance(item, _JSON_LEAVES):
+            return f"a value of type {type(item).__name__} is not JSON (at {at})"
+    return "a value that is not JSON"
 
 
 # The free-form value of a Python-mode validation; JSON text is JSON already (no cost there).
@@ -326,18 +394,30 @@ class AcpModel(BaseModel):
                 "message upsert (see `acp-schema migrate`)"
             )
         __tracebackhide__ = True
-        try:
-            self.__pydantic_validator__.validate_python(
+        _python_input(
+            type(self).__name__,
+            data,
+            lambda: self.__pydantic_validator__.validate_python(
                 data, self_instance=self, by_alias=True, by_name=True
-            )
-        except NotJsonError as error:
-            raise _json_error(type(self).__name__, data, str(error)) from None
-        except ValidationError as error:
-            raise readable(error) from None
+            ),
+        )
 
     # Tells pydantic this is the plain constructor, not a custom one that decoding must
     # call (it would route every decoded object through Python, with Python names).
     __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    if not TYPE_CHECKING:  # type checkers keep pydantic's signature, options and all
+
+        @classmethod
+        def model_validate(cls, obj, **options):
+            # A free-form value JSON cannot hold is a `json_invalid` error of the whole
+            # input, as `NaN` in JSON text is; other errors are made readable (`_errors`).
+            if options:
+                validate = super().model_validate
+                return _python_input(cls.__name__, obj, lambda: validate(obj, **options))
+            # Without options, the same validator call minus pydantic's wrapper.
+            validator = cls.__pydantic_validator__
+            return _python_input(cls.__name__, obj, lambda: validator.validate_python(obj))
 
     @classmethod
     def model_validate_json(
@@ -385,18 +465,6 @@ class AcpModel(BaseModel):
         return {name for name in self.__pydantic_fields_set__ if values.get(name) is not MISSING}
 
     if not TYPE_CHECKING:  # type checkers keep pydantic's signature, options and all
-
-        @classmethod
-        def model_validate(cls, obj, **options):
-            # One error per real problem, located by wire names (see `_errors`); a
-            # free-form value JSON cannot hold is a `json_invalid` error of the whole
-            # input, as `NaN` in JSON text is.
-            try:
-                return super().model_validate(obj, **options)
-            except NotJsonError as error:
-                raise _json_error(cls.__name__, obj, str(error)) from None
-            except ValidationError as error:
-                raise readable(error) from None
 
         def model_dump_json(self, **options):
             # Without options this is the same serializer call with the same (default)

@@ -790,6 +790,23 @@ def test_meta_from_python_holds_json_values_only(value: object, says: str) -> No
         TextContent.model_validate({"type": "text", "text": "t", "unknown": {"x": value}})
 
 
+def test_a_non_json_value_under_default_on_error_still_refuses_the_input() -> None:
+    # `annotations` reads a malformed value as omitted; a set in its `_meta` is not a
+    # malformed value but one JSON text cannot spell: the whole input is refused.
+    from pydantic import ValidationError
+
+    from acp_schema.v2 import TextContent
+
+    data = {"type": "text", "text": "t", "annotations": {"_meta": {"x": {1}}}}
+    with pytest.raises(ValidationError, match="json_invalid"):
+        TextContent.model_validate(data)
+    with pytest.raises(ValidationError, match="a value of type set is not JSON"):
+        TextContent(text="t", annotations={"_meta": {"x": {1}}})
+    # A JSON value of the wrong shape there is still read as omitted.
+    malformed = TextContent.model_validate({"type": "text", "text": "t", "annotations": 5})
+    assert malformed.annotations is MISSING
+
+
 def test_meta_from_python_takes_what_json_text_gives() -> None:
     from acp_schema.v2 import TextContent
 
