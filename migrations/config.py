@@ -65,21 +65,28 @@ class ConfigFinder:
         return config
 
 
-def read_config(path: Path) -> Config | None:
-    """The table of `path`, or None when it has none; ConfigError when it is broken."""
+def read_toml(path: Path) -> dict[str, Any]:
+    """The document of a `pyproject.toml` (or any TOML file), read through the tools' one
+    reader (a file that is a named pipe does not block); {} where Python 3.10 has no TOML
+    reader; ConfigError when it cannot be read or is not TOML."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10 reads the settings only with tomli installed
         try:
             import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
         except ModuleNotFoundError:
-            return None
-    try:  # the tools' one reader: a pyproject.toml that is a named pipe does not block
-        data = tomllib.loads(decode_utf8(read_bytes(path)))
+            return {}
+    try:
+        return tomllib.loads(decode_utf8(read_bytes(path)))
     except (OSError, InputError) as err:
         raise ConfigError(f"{path}: cannot read: {os_reason(err)}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+
+
+def read_config(path: Path) -> Config | None:
+    """The table of `path`, or None when it has none; ConfigError when it is broken."""
+    data = read_toml(path)
     tool = data.get("tool", {})
     section = tool.get("acp-schema", {}) if isinstance(tool, dict) else {}
     if not isinstance(section, dict) or "migrate" not in section:

@@ -22,11 +22,14 @@ are identifiers make a name.
 from __future__ import annotations
 
 import configparser
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from acp_schema._input import InputError, decode_utf8, read_bytes
+
+from .config import ConfigError, read_toml
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 
@@ -179,9 +182,9 @@ def _setup_cfg_roots(project: Path) -> list[tuple[Path, str]]:
         return []
     parser = configparser.ConfigParser()
     try:
-        parser.read(path, encoding="utf-8")
+        parser.read_string(decode_utf8(read_bytes(path)), str(path))
         value = parser.get("options", "package_dir", fallback="")
-    except (configparser.Error, OSError, UnicodeDecodeError):
+    except (configparser.Error, OSError, InputError):
         return []
     roots = []
     for line in value.splitlines():
@@ -194,19 +197,10 @@ def _setup_cfg_roots(project: Path) -> list[tuple[Path, str]]:
 def _toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10 reads it only with tomli installed
-        try:
-            import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-        except ModuleNotFoundError:
-            return {}
     try:
-        with path.open("rb") as stream:
-            data: dict[str, Any] = tomllib.load(stream)
-    except (OSError, tomllib.TOMLDecodeError):
-        return {}  # the settings reader (config.py) reports a broken file
-    return data
+        return read_toml(path)
+    except ConfigError:
+        return {}  # the settings reader reports a broken file
 
 
 def _table(data: object, key: str) -> dict[str, Any]:

@@ -180,8 +180,8 @@ def _fast_findings(target: Target, digest: str, generator: str) -> list[Finding]
         if name not in HEADERED_FILES:
             continue
         try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
-        except OSError as exc:
+            text = read_bytes(path).decode("utf-8", errors="replace")
+        except (OSError, InputError) as exc:
             out.append(Finding(path, f"cannot read: {os_reason(exc)}"))
             continue
         header = parse_header(text)
@@ -244,8 +244,8 @@ def _full_findings(target: Target, raw: bytes, report: TargetReport) -> None:
         if path in known and not path.is_file():
             continue  # already reported missing
         try:
-            current = path.read_bytes()
-        except OSError as exc:
+            current = read_bytes(path)
+        except (OSError, InputError) as exc:
             if path not in known:
                 report.findings.append(Finding(path, f"cannot read: {os_reason(exc)}"))
             continue
