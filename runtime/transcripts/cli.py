@@ -79,7 +79,7 @@ def _show(args: argparse.Namespace) -> int:
         return _unreadable(path, error)
     store = TranscriptStore(args.protocol_version)
     output: Output = JsonLines(sys.stdout) if args.json else Text(sys.stdout)
-    progress = Progress(output)
+    progress = Progress(output, store)
     bad = skipped = 0
     stopped: str | None = None
     number = 0
@@ -131,18 +131,21 @@ class Progress:
     was for. When an update for another message of that transcript arrives, the open one
     is printed. A message that changes after it was printed is printed once more at the
     end, marked as updated; so every message is printed at most twice.
+
+    Once printed, a message's content is kept only as far as its second printing could
+    need it (`Shown`: its text, or its JSON), and the store lets go of the blocks.
     """
 
-    def __init__(self, output: Output) -> None:
+    def __init__(self, output: Output, store: TranscriptStore) -> None:
         self.output = output
+        self.store = store
         self.open: dict[str, MessageEntry] = {}
-        self.printed: set[tuple[str, str]] = set()
-        self.changed: dict[tuple[str, str], MessageEntry] = {}
+        self.printed: dict[MessageEntry, Shown] = {}
+        self.changed: dict[MessageEntry, None] = {}  # in the order of their first change
 
     def touched(self, entry: MessageEntry) -> None:
-        key = (entry.session_id, entry.message_id)
-        if key in self.printed:
-            self.changed[key] = entry
+        if entry in self.printed:
+            self.changed[entry] = None
             return
         current = self.open.get(entry.session_id)
         if current is not entry:
@@ -151,15 +154,43 @@ class Progress:
             self.open[entry.session_id] = entry
 
     def _print(self, entry: MessageEntry) -> None:
-        self.printed.add((entry.session_id, entry.message_id))
-        self.output.message(entry, updated=False)
+        self.printed[entry] = self.output.message(entry, updated=False, shown=None)
+        self.store.release_content(entry)
 
     def finish(self) -> None:
         for entry in self.open.values():
-            self._print(entry)
+            self.output.message(entry, updated=False, shown=None)  # not printed again
         self.open.clear()
-        for entry in self.changed.values():
-            self.output.message(entry, updated=True)
+        for entry in self.changed:
+            self.output.message(entry, updated=True, shown=self.printed[entry])
+
+
+class Shown:
+    """What a printed message's second record needs of the content it was printed with,
+    which the store has let go of: the text as joined so far, and for JSON output the
+    content blocks and chunk `_meta`s as JSON array items (each `None` for text output)."""
+
+    __slots__ = ("blocks_json", "chunks_json", "previous_is_text", "text")
+
+    def __init__(
+        self,
+        text: str,
+        previous_is_text: bool,
+        blocks_json: str | None = None,
+        chunks_json: str | None = None,
+    ) -> None:
+        self.text = text
+        self.previous_is_text = previous_is_text
+        self.blocks_json = blocks_json
+        self.chunks_json = chunks_json
+
+
+def _content_text(entry: MessageEntry, shown: Shown | None) -> tuple[str, bool]:
+    """The text of the entry's whole content, and whether its last block is text: the
+    content it holds, after what was shown before (unless a snapshot replaced it since)."""
+    if shown is None or entry.replaced_since_release:
+        return joined_text(entry.content)
+    return joined_text(entry.content, shown.text, shown.previous_is_text)
 
 
 # --- the two output forms -----------------------------------------------------------------
@@ -171,7 +202,9 @@ class Output:
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
 
-    def message(self, entry: MessageEntry, *, updated: bool) -> None:
+    def message(self, entry: MessageEntry, *, updated: bool, shown: Shown | None) -> Shown:
+        """Print a message record; `shown` is what was kept of its first printing, if any.
+        Returns what a second printing would need."""
         raise NotImplementedError
 
     def bad_line(self, number: int, problem: str) -> None:
@@ -190,14 +223,15 @@ class Output:
 class Text(Output):
     """Lines for people, every string escaped so that no control character reaches a terminal."""
 
-    def message(self, entry: MessageEntry, *, updated: bool) -> None:
+    def message(self, entry: MessageEntry, *, updated: bool, shown: Shown | None) -> Shown:
         mark = "  (changed after it was shown)" if updated else ""
         head = f"{entry.session_id}/{entry.message_id}: {participants(entry)}{mark}"
-        text = content_text(entry.content)
+        text, previous_is_text = _content_text(entry, shown)
         body = text.split("\n") if text else ["(no content)"]
         lines = [printable(head), *(f"      {printable(line)}" for line in body)]
         self._write("\n".join(lines) + "\n")
         self.stream.flush()  # a record is whole: show it now, not when a buffer fills
+        return Shown(text, previous_is_text)
 
     def links(self, store: TranscriptStore) -> None:
         lines: list[str] = []
@@ -223,10 +257,34 @@ class Text(Output):
 class JsonLines(Output):
     """One JSON object per line, each with a `record` kind; always valid JSON."""
 
-    def message(self, entry: MessageEntry, *, updated: bool) -> None:
-        record = {"record": "message", "updated": updated, **message_fields(entry)}
-        self._write(dumps(record) + "\n")
+    def message(self, entry: MessageEntry, *, updated: bool, shown: Shown | None) -> Shown:
+        # Written field by field (what `dumps` of the whole record writes), so that the
+        # blocks and chunks kept as JSON from a first printing join those held since.
+        from .store import wire_form
+
+        text, previous_is_text = _content_text(entry, shown)
+        blocks = [dumps(_wire(block, wire_form)) for block in entry.content]
+        chunks = [dumps({"_meta": chunk.meta}) for chunk in entry.chunks]
+        if shown is not None:
+            assert shown.blocks_json is not None and shown.chunks_json is not None
+            if not entry.replaced_since_release and shown.blocks_json:
+                blocks.insert(0, shown.blocks_json)
+            if shown.chunks_json:
+                chunks.insert(0, shown.chunks_json)
+        blocks_json, chunks_json = ", ".join(blocks), ", ".join(chunks)
+        fields = {
+            "record": dumps("message"),
+            "updated": dumps(updated),
+            **{key: dumps(value) for key, value in identity_fields(entry).items()},
+            "text": dumps(text),
+            "content": f"[{blocks_json}]",
+            "_meta": dumps(entry.meta),
+            "chunks": f"[{chunks_json}]",
+        }
+        self._write("{" + ", ".join(f"{dumps(key)}: {value}" for key, value in fields.items()))
+        self._write("}\n")
         self.stream.flush()
+        return Shown(text, previous_is_text, blocks_json, chunks_json)
 
     def bad_line(self, number: int, problem: str) -> None:
         self._write(dumps({"record": "badLine", "line": number, "problem": problem}) + "\n")
@@ -313,8 +371,14 @@ def block_text(block: Any) -> str:
 
 def content_text(blocks: list[Any]) -> str:
     """Blocks joined as streamed: text runs on; a placeholder stands apart by a space."""
-    out = ""
-    previous_is_text = True
+    return joined_text(blocks)[0]
+
+
+def joined_text(
+    blocks: list[Any], out: str = "", previous_is_text: bool = True
+) -> tuple[str, bool]:
+    """`content_text` of the blocks after those that gave `out` (the last of them text or
+    not), and whether the last block is text: so that text can be joined in parts."""
     for block in blocks:
         is_text = getattr(block, "type", None) == "text"
         piece = block_text(block)
@@ -323,7 +387,7 @@ def content_text(blocks: list[Any]) -> str:
             out += " "
         out += piece
         previous_is_text = is_text
-    return out
+    return out, previous_is_text
 
 
 def participants(entry: MessageEntry) -> str:
@@ -338,10 +402,8 @@ def participants(entry: MessageEntry) -> str:
     return "(participants unknown)"
 
 
-def message_fields(entry: MessageEntry) -> dict[str, Any]:
-    """A message as it stands: identity, text, content in wire form, `_meta`s."""
-    from .store import wire_form
-
+def identity_fields(entry: MessageEntry) -> dict[str, Any]:
+    """Where a message is, which view it is, and its participant IDs and references."""
     return {
         "sessionId": entry.session_id,
         "messageId": entry.message_id,
@@ -350,6 +412,15 @@ def message_fields(entry: MessageEntry) -> dict[str, Any]:
         "recipientSessionId": entry.recipient_session_id,
         "senderMessageId": entry.sender_message_id,
         "recipientMessageId": entry.recipient_message_id,
+    }
+
+
+def message_fields(entry: MessageEntry) -> dict[str, Any]:
+    """A message as it stands: identity, text, content in wire form, `_meta`s."""
+    from .store import wire_form
+
+    return {
+        **identity_fields(entry),
         "text": content_text(entry.content),
         "content": [_wire(block, wire_form) for block in entry.content],
         "_meta": entry.meta,

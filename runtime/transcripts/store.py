@@ -175,6 +175,11 @@ class MessageEntry:
     tag as `block.type` either way; an omitted field is `msgspec.UNSET` on a Struct,
     `MISSING` on a model); `to_model()` gives a Struct's model. `meta`, the identity
     attributes and chunk `_meta`s are plain values whichever path decoded the line.
+
+    After `TranscriptStore.release_content(entry)` (a reader that is done with the content
+    so far), `released` is True and `content` and `chunks` hold only what came after the
+    last release: the chunks appended since, or, when `replaced_since_release` is True, the
+    whole content of a snapshot that arrived since (the chunks are still only those since).
     """
 
     __slots__ = (
@@ -197,6 +202,8 @@ class MessageEntry:
         "meta",
         "recipient_message_id",
         "recipient_session_id",
+        "released",
+        "replaced_since_release",
         "sender_message_id",
         "sender_session_id",
         "session_id",
@@ -212,6 +219,8 @@ class MessageEntry:
         self.recipient_message_id: str | None = None
         self.content: list[ContentBlock] = []
         self.meta: dict[str, Any] | None = None
+        self.released = False
+        self.replaced_since_release = False
         # Store-internal. The chunk history costs no object per chunk, and no list at all
         # until a snapshot replaces the content: until then it is the slice
         # content[_chunk_start:_chunk_start + _chunk_count]. The few chunk `_meta`s are
@@ -638,6 +647,7 @@ class TranscriptStore:
                 whole = start == 0 and len(old) == entry._chunk_count
                 entry._chunk_history = old if whole else old[start : start + entry._chunk_count]
             entry.content = [] if content is None else list(content)
+            entry.replaced_since_release = entry.released
 
         # Rule M: null clears; an object replaces (v1) or patches top-level keys (v2).
         meta = update.meta
@@ -731,6 +741,20 @@ class TranscriptStore:
             first = min((p for p in problems if p is not None), default=None)
             rivals = self._rivals[address] = _Rivals(stamp, viable, first)
         return rivals
+
+    def release_content(self, entry: MessageEntry) -> None:
+        """Let go of the content blocks and chunk records `entry` holds now, for a reader
+        that is done with them (`transcript show`, once it printed the message), so that
+        memory grows with what is still to be read, not with all content ever seen. From
+        then on the entry holds only what comes after (`MessageEntry.released`); its
+        identity, `_meta` and links are untouched."""
+        entry.content = []
+        entry._chunk_count = 0
+        entry._chunk_start = 0
+        entry._chunk_history = None
+        entry._chunk_metas = None
+        entry.released = True
+        entry.replaced_since_release = False
 
     # --- reading ---
 
