@@ -163,6 +163,7 @@ class Progress:
         self.open.clear()
         for entry in self.changed:
             self.output.message(entry, updated=True, shown=self.printed[entry])
+            self.store.release_content(entry)  # the last printing: what is left is links
 
 
 class Shown:
@@ -234,18 +235,19 @@ class Text(Output):
         return Shown(text, previous_is_text)
 
     def links(self, store: TranscriptStore) -> None:
-        lines: list[str] = []
-        for session_id in store.transcripts():
+        transcripts = store.transcripts()  # each holds a session message: a line or more
+        if transcripts:
+            self._write("Links, after the whole log:\n")
+        for session_id in transcripts:  # written as they go: the lines are not kept
             entries = store.entries(session_id)
             count = f"{len(entries)} session message{'s' if len(entries) != 1 else ''}"
-            lines.append(f"Transcript {session_id} ({count})")
+            lines = [f"Transcript {session_id} ({count})"]
             for entry in entries:
                 link = store.link(session_id, entry.message_id)
                 lines.append(f"  {entry.message_id}: {participants(entry)}  [{link}]")
                 lines.extend(f"      ! {conflict}" for conflict in entry.conflicts)
-        if lines:
-            self._write("Links, after the whole log:\n")
-        self._write("".join(f"{printable(line)}\n" for line in lines))
+                self._write("".join(f"{printable(line)}\n" for line in lines))
+                lines.clear()
 
     def summary(self, store: TranscriptStore, bad: int, skipped: int, stopped: str | None) -> None:
         if not len(store):

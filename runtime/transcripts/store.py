@@ -152,6 +152,7 @@ _NO_REFERENCE = Link("none")
 _TAG_TEXT = "session_message"
 _TAG_BYTES = _TAG_TEXT.encode()
 
+_SESSION_FIELDS = frozenset({"sender_session_id", "recipient_session_id"})
 # Entry attribute -> wire name, for participant IDs and references (rule P).
 IDENTITY_FIELDS: tuple[tuple[str, str], ...] = (
     ("sender_session_id", "senderSessionId"),
@@ -497,6 +498,9 @@ class TranscriptStore:
         self._transcripts: dict[str, dict[str, MessageEntry]] = {}
         # Every session any session/update was addressed to ("loaded" transcripts).
         self._seen: set[str] = set()
+        # One string object per session ID that entries hold (each line decodes its own
+        # copy; a log names a few sessions many times over).
+        self._session_ids: dict[str, str] = {}
         # Address a reference names -> the first entry naming it; further ones, which
         # make a conflict, in `_more_claims`. Almost every address has one claimant.
         self._claims: dict[tuple[str, str], MessageEntry] = {}
@@ -610,6 +614,7 @@ class TranscriptStore:
             self._seen.add(session_id)
         entry = transcript.get(message_id)
         if entry is None:  # rule E: either kind creates an empty entry
+            session_id = self._session_ids.setdefault(session_id, session_id)
             entry = transcript[message_id] = MessageEntry(session_id, message_id)
         return entry
 
@@ -665,6 +670,8 @@ class TranscriptStore:
                 continue
             known = getattr(entry, attr)
             if known is None:
+                if attr in _SESSION_FIELDS:
+                    value = self._session_ids.setdefault(value, value)
                 setattr(entry, attr, value)
                 learned = True
             elif known != value:
