@@ -133,15 +133,17 @@ class Progress:
     end, marked as updated; so every message is printed at most twice.
 
     Once printed, a message's content is kept only as far as its second printing could
-    need it (`Shown`: its text, or its JSON), and the store lets go of the blocks.
+    need it (`Shown`: its text, or its JSON), and out of memory (`Spill`); the store lets
+    go of the blocks. So memory grows with the number of messages, not with their content.
     """
 
     def __init__(self, output: Output, store: TranscriptStore) -> None:
         self.output = output
         self.store = store
         self.open: dict[str, MessageEntry] = {}
-        self.printed: dict[MessageEntry, Shown] = {}
+        self.printed: dict[MessageEntry, int] = {}  # where its Shown is in the spill
         self.changed: dict[MessageEntry, None] = {}  # in the order of their first change
+        self.spill = Spill()
 
     def touched(self, entry: MessageEntry) -> None:
         if entry in self.printed:
@@ -154,7 +156,8 @@ class Progress:
             self.open[entry.session_id] = entry
 
     def _print(self, entry: MessageEntry) -> None:
-        self.printed[entry] = self.output.message(entry, updated=False, shown=None)
+        shown = self.output.message(entry, updated=False, shown=None)
+        self.printed[entry] = self.spill.put(shown)
         self.store.release_content(entry)
 
     def finish(self) -> None:
@@ -162,8 +165,9 @@ class Progress:
             self.output.message(entry, updated=False, shown=None)  # not printed again
         self.open.clear()
         for entry in self.changed:
-            self.output.message(entry, updated=True, shown=self.printed[entry])
+            self.output.message(entry, updated=True, shown=self.spill.get(self.printed[entry]))
             self.store.release_content(entry)  # the last printing: what is left is links
+        self.spill.close()
 
 
 class Shown:
@@ -184,6 +188,42 @@ class Shown:
         self.previous_is_text = previous_is_text
         self.blocks_json = blocks_json
         self.chunks_json = chunks_json
+
+
+class Spill:
+    """`Shown` records kept out of memory until a second printing reads them back: an
+    anonymous temporary file (gone when closed, or when the process ends), made on first
+    use. Each record is its length (8 bytes) and a JSON array (ASCII: any text goes)."""
+
+    _LENGTH = 8
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] | None = None
+        self._end = 0
+
+    def put(self, shown: Shown) -> int:
+        """Write a record; returns where it is."""
+        if self._file is None:
+            import tempfile
+
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
+        fields = [shown.text, shown.previous_is_text, shown.blocks_json, shown.chunks_json]
+        data = json.dumps(fields).encode()
+        where = self._end
+        self._file.seek(where)
+        self._file.write(len(data).to_bytes(self._LENGTH, "little") + data)
+        self._end = where + self._LENGTH + len(data)
+        return where
+
+    def get(self, where: int) -> Shown:
+        assert self._file is not None  # a record was put
+        self._file.seek(where)
+        size = int.from_bytes(self._file.read(self._LENGTH), "little")
+        return Shown(*json.loads(self._file.read(size)))
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
 
 
 def _content_text(entry: MessageEntry, shown: Shown | None) -> tuple[str, bool]:

@@ -184,10 +184,7 @@ class MessageEntry:
     """
 
     __slots__ = (
-        "_cached_link",
-        "_cached_partner",
-        "_cached_partner_version",
-        "_cached_version",
+        "_cached",
         "_chunk_count",
         "_chunk_history",
         "_chunk_metas",
@@ -237,10 +234,10 @@ class MessageEntry:
         # Bumped when this entry learns an identity value or a reference starts naming it:
         # all a `linked` answer depends on, besides the same of its counterpart.
         self._version = 0
-        self._cached_link: Link | None = None
-        self._cached_version = 0
-        self._cached_partner: MessageEntry | None = None
-        self._cached_partner_version = 0
+        # The last `linked` answer: (link, _version then, the partner, its _version then).
+        # One slot, filled only once asked: most entries are never asked while a log is
+        # read.
+        self._cached: tuple[Link, int, MessageEntry, int] | None = None
 
     @property
     def address(self) -> Address:
@@ -755,7 +752,7 @@ class TranscriptStore:
         memory grows with what is still to be read, not with all content ever seen. From
         then on the entry holds only what comes after (`MessageEntry.released`); its
         identity, `_meta` and links are untouched."""
-        entry.content = []
+        entry.content.clear()  # the same list: one object less than a new one
         entry._chunk_count = 0
         entry._chunk_start = 0
         entry._chunk_history = None
@@ -800,11 +797,11 @@ class TranscriptStore:
         entry = None if transcript is None else transcript.get(message_id)
         if entry is None:
             return None
-        cached = entry._cached_link
-        if cached is not None and entry._version == entry._cached_version:
-            partner = entry._cached_partner
-            if partner is not None and partner._version == entry._cached_partner_version:
-                return cached
+        cached = entry._cached
+        if cached is not None:
+            link, version, partner, partner_version = cached
+            if entry._version == version and partner._version == partner_version:
+                return link
         if entry.recipient_message_id is not None and entry.sender_message_id is not None:
             return Link("conflict", None, _BOTH)
         named = entry._named  # the address its one reference names, once complete
@@ -904,10 +901,7 @@ class TranscriptStore:
 def _cache_linked(entry: MessageEntry, partner: MessageEntry, note: str = "") -> Link:
     link = Link("linked", Address(partner.session_id, partner.message_id), note)
     # Valid while neither view learns anything and no new reference names either.
-    entry._cached_link = link
-    entry._cached_version = entry._version
-    entry._cached_partner = partner
-    entry._cached_partner_version = partner._version
+    entry._cached = (link, entry._version, partner, partner._version)
     return link
 
 
