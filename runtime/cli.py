@@ -19,6 +19,7 @@ import io
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 from contextlib import suppress
 
 from .cli_common import (
@@ -82,7 +83,7 @@ class _VersionAction(argparse._VersionAction):
         self,
         parser: argparse.ArgumentParser,
         namespace: argparse.Namespace,
-        values: object,
+        values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
         self.version = f"%(prog)s {_version()}"
