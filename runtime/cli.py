@@ -19,8 +19,8 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 from contextlib import suppress
+from typing import Any
 
 from .cli_common import (
     EXIT_BROKEN_PIPE,
