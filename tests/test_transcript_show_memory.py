@@ -104,10 +104,22 @@ def keeping_everything(lines: list[str], version: Version, as_json: bool) -> str
 @pytest.mark.parametrize("version", ["v1", "v2"])
 @pytest.mark.parametrize("as_json", [False, True])
 def test_show_prints_what_a_show_keeping_everything_prints(
-    version: Version, as_json: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    version: Version,
+    as_json: bool,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     lines = varied_log(7)
     path = write_log(tmp_path, lines)
+    parts: list[bool] = []  # for each spill record: whether it continues an earlier one
+    put = cli.Spill.put
+
+    def counting(spill: cli.Spill, part: cli.Shown, *, previous: int | None, replaced: bool) -> int:
+        parts.append(previous is not None)
+        return put(spill, part, previous=previous, replaced=replaced)
+
+    monkeypatch.setattr(cli.Spill, "put", counting)
     code = main(["transcript", "show", str(path), "--version", version, *(["--json"] * as_json)])
     out = capsys.readouterr().out
     assert code in (0, 1)
@@ -115,6 +127,7 @@ def test_show_prints_what_a_show_keeping_everything_prints(
     again = "(changed after it was shown)" if not as_json else '"updated": true'
     assert out.count(again) > 50  # many second printings, from the spill
     assert "[image]" in out or '"image"' in out
+    assert parts.count(True) > 50  # later parts of printed messages were spilled too
 
 
 def test_a_released_entry_holds_what_came_after() -> None:

@@ -141,13 +141,21 @@ class Progress:
         self.output = output
         self.store = store
         self.open: dict[str, MessageEntry] = {}
-        self.printed: dict[MessageEntry, int] = {}  # where its Shown is in the spill
+        self.printed: dict[MessageEntry, int] = {}  # where its latest spill record is
         self.changed: dict[MessageEntry, None] = {}  # in the order of their first change
+        # Per transcript, the printed message its latest update was for: when the
+        # transcript moves on, what that message received since is spilled too.
+        self.refreshing: dict[str, MessageEntry] = {}
         self.spill = Spill()
 
     def touched(self, entry: MessageEntry) -> None:
+        refreshed = self.refreshing.get(entry.session_id)
+        if refreshed is not None and refreshed is not entry:
+            del self.refreshing[entry.session_id]
+            self._spill_since(refreshed)
         if entry in self.printed:
             self.changed[entry] = None
+            self.refreshing[entry.session_id] = entry
             return
         current = self.open.get(entry.session_id)
         if current is not entry:
@@ -157,7 +165,19 @@ class Progress:
 
     def _print(self, entry: MessageEntry) -> None:
         shown = self.output.message(entry, updated=False, shown=None)
-        self.printed[entry] = self.spill.put(shown)
+        self.printed[entry] = self.spill.put(shown, previous=None, replaced=True)
+        self.store.release_content(entry)
+
+    def _spill_since(self, entry: MessageEntry) -> None:
+        """Spill what a printed message received since its last record, as one more record
+        chained to it (each part written once, however often the message comes back)."""
+        replaced = entry.replaced_since_release
+        if not (replaced or entry.content or entry.chunks):
+            return  # only identity or `_meta` came: the store holds those
+        last = self.printed[entry]
+        text_end, previous_is_text = ("", True) if replaced else self.spill.tail(last)
+        part = self.output.part(entry, text_end, previous_is_text)
+        self.printed[entry] = self.spill.put(part, previous=last, replaced=replaced)
         self.store.release_content(entry)
 
     def finish(self) -> None:
@@ -193,7 +213,10 @@ class Shown:
 class Spill:
     """`Shown` records kept out of memory until a second printing reads them back: an
     anonymous temporary file (gone when closed, or when the process ends), made on first
-    use. Each record is its length (8 bytes) and a JSON array (ASCII: any text goes)."""
+    use. Each record is its length (8 bytes) and a JSON array (ASCII: any text goes): a
+    part of a message's content (text, blocks, chunks), whether that part starts afresh
+    (its first printing, or a snapshot since), where the message's previous record is,
+    and the last character of the message's text so far (to join the next part)."""
 
     _LENGTH = 8
 
@@ -201,13 +224,24 @@ class Spill:
         self._file: IO[bytes] | None = None
         self._end = 0
 
-    def put(self, shown: Shown) -> int:
-        """Write a record; returns where it is."""
+    def put(self, part: Shown, *, previous: int | None, replaced: bool) -> int:
+        """Write a record after `previous` (None: the first); returns where it is."""
         if self._file is None:
             import tempfile
 
             self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
-        fields = [shown.text, shown.previous_is_text, shown.blocks_json, shown.chunks_json]
+        text_end = part.text[-1:]
+        if not text_end and not replaced and previous is not None:
+            text_end = self.tail(previous)[0]
+        fields = [
+            part.text,
+            part.previous_is_text,
+            part.blocks_json,
+            part.chunks_json,
+            replaced,
+            previous,
+            text_end,
+        ]
         data = json.dumps(fields).encode()
         where = self._end
         self._file.seek(where)
@@ -215,11 +249,44 @@ class Spill:
         self._end = where + self._LENGTH + len(data)
         return where
 
-    def get(self, where: int) -> Shown:
+    def _read(self, where: int) -> list[Any]:
         assert self._file is not None  # a record was put
         self._file.seek(where)
         size = int.from_bytes(self._file.read(self._LENGTH), "little")
-        return Shown(*json.loads(self._file.read(size)))
+        record: list[Any] = json.loads(self._file.read(size))
+        return record
+
+    def tail(self, where: int) -> tuple[str, bool]:
+        """The last character of the message's text so far, and whether its last block
+        is text, after the record at `where`."""
+        record = self._read(where)
+        return record[6], record[1]
+
+    def get(self, where: int) -> Shown:
+        """The message's content as its records have it, joined."""
+        texts: list[str] = []
+        blocks: list[str] = []
+        chunks: list[str] = []
+        latest = self._read(where)
+        record: list[Any] | None = latest
+        content_done = False
+        while record is not None:
+            text, _, blocks_json, chunks_json, replaced, previous, _ = record
+            if not content_done:
+                texts.append(text)
+                if blocks_json:
+                    blocks.append(blocks_json)
+                content_done = replaced
+            if chunks_json:
+                chunks.append(chunks_json)
+            record = None if previous is None else self._read(previous)
+        as_json = latest[2] is not None  # text output keeps no JSON
+        return Shown(
+            "".join(reversed(texts)),
+            latest[1],
+            ", ".join(reversed(blocks)) if as_json else None,
+            ", ".join(reversed(chunks)) if as_json else None,
+        )
 
     def close(self) -> None:
         if self._file is not None:
@@ -247,6 +314,12 @@ class Output:
         """Print a message record; `shown` is what was kept of its first printing, if any.
         Returns what a second printing would need."""
         raise NotImplementedError
+
+    def part(self, entry: MessageEntry, text_end: str, previous_is_text: bool) -> Shown:
+        """What `message` would keep of the content `entry` holds, as it continues a text
+        ending in `text_end` whose last block is text or not (`Progress._spill_since`)."""
+        text, previous_is_text = joined_text(entry.content, text_end, previous_is_text)
+        return Shown(text[len(text_end) :], previous_is_text)
 
     def bad_line(self, number: int, problem: str) -> None:
         """Text output reports bad lines on stderr only."""
@@ -327,6 +400,14 @@ class JsonLines(Output):
         self._write("}\n")
         self.stream.flush()
         return Shown(text, previous_is_text, blocks_json, chunks_json)
+
+    def part(self, entry: MessageEntry, text_end: str, previous_is_text: bool) -> Shown:
+        from .store import wire_form
+
+        part = super().part(entry, text_end, previous_is_text)
+        part.blocks_json = ", ".join(dumps(_wire(block, wire_form)) for block in entry.content)
+        part.chunks_json = ", ".join(dumps({"_meta": chunk.meta}) for chunk in entry.chunks)
+        return part
 
     def bad_line(self, number: int, problem: str) -> None:
         self._write(dumps({"record": "badLine", "line": number, "problem": problem}) + "\n")
