@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Sequence
 from contextlib import suppress
-from importlib import metadata
+from typing import Any
 
 from .cli_common import (
     EXIT_BROKEN_PIPE,
@@ -44,6 +44,16 @@ COMMAND_GROUPS = (
     ("acp_schema.transcripts.cli", "register"),
     ("acp_schema.migrations.cli", "register"),
 )
+# The commands each group adds (tests check them against what `register` adds): a command
+# line that names one builds the parser with that group alone, so that a command does not
+# import every other tool's wiring (memory and time at each start).
+GROUP_COMMANDS = {
+    "acp_schema.codegen.commands": ("schema",),
+    "acp_schema.codegen.generate.commands": ("generate",),
+    "acp_schema.codegen.drift.commands": ("check", "diff"),
+    "acp_schema.transcripts.cli": ("transcript",),
+    "acp_schema.migrations.cli": ("migrate",),
+}
 
 # Which extras bring a third-party module the tools import (libcst comes with both), and
 # the extra each command comes with (every other one: codegen).
@@ -58,20 +68,44 @@ _EXTRA_OF_COMMAND = {"migrate": "migrate"}
 
 
 def _version() -> str:
+    from importlib import metadata  # a large import: only for --version
+
     try:
         return metadata.version("acp-schema")
     except metadata.PackageNotFoundError:  # running from a source tree
         return "unknown"
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse._VersionAction):
+    """argparse's `version` action, whose text is looked up only when `--version` is given."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        self.version = f"%(prog)s {_version()}"
+        super().__call__(parser, namespace, values, option_string)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with `argv` whose first item is a command, of that one
+    command (`--help`, `--version` and usage errors of the top level list every group)."""
+    first = next(iter(argv), None) if argv is not None else None
+    groups = [
+        (module, registrar)
+        for module, registrar in COMMAND_GROUPS
+        if first in GROUP_COMMANDS[module]
+    ] or list(COMMAND_GROUPS)
     parser = argparse.ArgumentParser(
         prog="acp-schema",
         description="Tools for the Agent Client Protocol unstable JSON Schema.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module, registrar in COMMAND_GROUPS:
+    for module, registrar in groups:
         getattr(importlib.import_module(module), registrar)(commands)
     parser.set_defaults(func=usage_handler(parser))
     return parser
@@ -103,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None, where: list[str]) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors

@@ -15,7 +15,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from importlib import metadata
 from types import FrameType
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -41,6 +40,8 @@ def os_reason(exc: BaseException) -> str:
 def install_hint(extra: str) -> str:
     """How to get an extra of this project, which is installed from a checkout or a built
     wheel (it is not on an index)."""
+    from importlib import metadata  # a large import, for this message only
+
     try:
         version = metadata.version("acp-schema")
     except metadata.PackageNotFoundError:  # running from a source tree

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
@@ -42,3 +43,33 @@ def test_the_script_runs_the_command_line() -> None:
     )
     assert done.returncode == 0
     assert done.stdout.startswith("acp-schema ")
+
+
+def test_each_group_adds_the_commands_it_is_listed_with() -> None:
+    import argparse
+    import importlib
+
+    from acp_schema.cli import COMMAND_GROUPS, GROUP_COMMANDS
+
+    assert sorted(GROUP_COMMANDS) == sorted(module for module, _ in COMMAND_GROUPS)
+    for module, registrar in COMMAND_GROUPS:
+        commands = argparse.ArgumentParser().add_subparsers()
+        getattr(importlib.import_module(module), registrar)(commands)
+        assert tuple(commands.choices) == GROUP_COMMANDS[module]
+
+
+def test_a_command_line_builds_the_parser_of_its_command_alone() -> None:
+    from acp_schema.cli import build_parser
+
+    def commands(argv: list[str] | None) -> list[str]:
+        parser = build_parser(argv)
+        (action,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return list(action.choices)
+
+    everything = ["schema", "generate", "check", "diff", "transcript", "migrate"]
+    assert commands(["transcript", "show", "log.jsonl"]) == ["transcript"]
+    assert commands(["diff", "v1", "v2"]) == ["check", "diff"]
+    assert commands(None) == everything
+    assert commands(["--help"]) == everything
+    assert commands(["nope"]) == everything
+    assert commands([]) == everything

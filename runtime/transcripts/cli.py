@@ -79,7 +79,7 @@ def _show(args: argparse.Namespace) -> int:
         return _unreadable(path, error)
     store = TranscriptStore(args.protocol_version)
     output: Output = JsonLines(sys.stdout) if args.json else Text(sys.stdout)
-    progress = Progress(output)
+    progress = Progress(output, store)
     bad = skipped = 0
     stopped: str | None = None
     number = 0
@@ -131,18 +131,31 @@ class Progress:
     was for. When an update for another message of that transcript arrives, the open one
     is printed. A message that changes after it was printed is printed once more at the
     end, marked as updated; so every message is printed at most twice.
+
+    Once printed, a message's content is kept only as far as its second printing could
+    need it (`Shown`: its text, or its JSON), and out of memory (`Spill`); the store lets
+    go of the blocks. So memory grows with the number of messages, not with their content.
     """
 
-    def __init__(self, output: Output) -> None:
+    def __init__(self, output: Output, store: TranscriptStore) -> None:
         self.output = output
+        self.store = store
         self.open: dict[str, MessageEntry] = {}
-        self.printed: set[tuple[str, str]] = set()
-        self.changed: dict[tuple[str, str], MessageEntry] = {}
+        self.printed: dict[MessageEntry, int] = {}  # where its latest spill record is
+        self.changed: dict[MessageEntry, None] = {}  # in the order of their first change
+        # Per transcript, the printed message its latest update was for: when the
+        # transcript moves on, what that message received since is spilled too.
+        self.refreshing: dict[str, MessageEntry] = {}
+        self.spill = Spill()
 
     def touched(self, entry: MessageEntry) -> None:
-        key = (entry.session_id, entry.message_id)
-        if key in self.printed:
-            self.changed[key] = entry
+        refreshed = self.refreshing.get(entry.session_id)
+        if refreshed is not None and refreshed is not entry:
+            del self.refreshing[entry.session_id]
+            self._spill_since(refreshed)
+        if entry in self.printed:
+            self.changed[entry] = None
+            self.refreshing[entry.session_id] = entry
             return
         current = self.open.get(entry.session_id)
         if current is not entry:
@@ -151,15 +164,141 @@ class Progress:
             self.open[entry.session_id] = entry
 
     def _print(self, entry: MessageEntry) -> None:
-        self.printed.add((entry.session_id, entry.message_id))
-        self.output.message(entry, updated=False)
+        shown = self.output.message(entry, updated=False, shown=None)
+        self.printed[entry] = self.spill.put(shown, previous=None, replaced=True)
+        self.store.release_content(entry)
+
+    def _spill_since(self, entry: MessageEntry) -> None:
+        """Spill what a printed message received since its last record, as one more record
+        chained to it (each part written once, however often the message comes back)."""
+        replaced = entry.replaced_since_release
+        if not (replaced or entry.content or entry.chunks):
+            return  # only identity or `_meta` came: the store holds those
+        last = self.printed[entry]
+        text_end, previous_is_text = ("", True) if replaced else self.spill.tail(last)
+        part = self.output.part(entry, text_end, previous_is_text)
+        self.printed[entry] = self.spill.put(part, previous=last, replaced=replaced)
+        self.store.release_content(entry)
 
     def finish(self) -> None:
         for entry in self.open.values():
-            self._print(entry)
+            self.output.message(entry, updated=False, shown=None)  # not printed again
         self.open.clear()
-        for entry in self.changed.values():
-            self.output.message(entry, updated=True)
+        for entry in self.changed:
+            self.output.message(entry, updated=True, shown=self.spill.get(self.printed[entry]))
+            self.store.release_content(entry)  # the last printing: what is left is links
+        self.spill.close()
+
+
+class Shown:
+    """What a printed message's second record needs of the content it was printed with,
+    which the store has let go of: the text as joined so far, and for JSON output the
+    content blocks and chunk `_meta`s as JSON array items (each `None` for text output)."""
+
+    __slots__ = ("blocks_json", "chunks_json", "previous_is_text", "text")
+
+    def __init__(
+        self,
+        text: str,
+        previous_is_text: bool,
+        blocks_json: str | None = None,
+        chunks_json: str | None = None,
+    ) -> None:
+        self.text = text
+        self.previous_is_text = previous_is_text
+        self.blocks_json = blocks_json
+        self.chunks_json = chunks_json
+
+
+class Spill:
+    """`Shown` records kept out of memory until a second printing reads them back: an
+    anonymous temporary file (gone when closed, or when the process ends), made on first
+    use. Each record is its length (8 bytes) and a JSON array (ASCII: any text goes): a
+    part of a message's content (text, blocks, chunks), whether that part starts afresh
+    (its first printing, or a snapshot since), where the message's previous record is,
+    and the last character of the message's text so far (to join the next part)."""
+
+    _LENGTH = 8
+
+    def __init__(self) -> None:
+        self._file: IO[bytes] | None = None
+        self._end = 0
+
+    def put(self, part: Shown, *, previous: int | None, replaced: bool) -> int:
+        """Write a record after `previous` (None: the first); returns where it is."""
+        if self._file is None:
+            import tempfile
+
+            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
+        text_end = part.text[-1:]
+        if not text_end and not replaced and previous is not None:
+            text_end = self.tail(previous)[0]
+        fields = [
+            part.text,
+            part.previous_is_text,
+            part.blocks_json,
+            part.chunks_json,
+            replaced,
+            previous,
+            text_end,
+        ]
+        data = json.dumps(fields).encode()
+        where = self._end
+        self._file.seek(where)
+        self._file.write(len(data).to_bytes(self._LENGTH, "little") + data)
+        self._end = where + self._LENGTH + len(data)
+        return where
+
+    def _read(self, where: int) -> list[Any]:
+        assert self._file is not None  # a record was put
+        self._file.seek(where)
+        size = int.from_bytes(self._file.read(self._LENGTH), "little")
+        record: list[Any] = json.loads(self._file.read(size))
+        return record
+
+    def tail(self, where: int) -> tuple[str, bool]:
+        """The last character of the message's text so far, and whether its last block
+        is text, after the record at `where`."""
+        record = self._read(where)
+        return record[6], record[1]
+
+    def get(self, where: int) -> Shown:
+        """The message's content as its records have it, joined."""
+        texts: list[str] = []
+        blocks: list[str] = []
+        chunks: list[str] = []
+        latest = self._read(where)
+        record: list[Any] | None = latest
+        content_done = False
+        while record is not None:
+            text, _, blocks_json, chunks_json, replaced, previous, _ = record
+            if not content_done:
+                texts.append(text)
+                if blocks_json:
+                    blocks.append(blocks_json)
+                content_done = replaced
+            if chunks_json:
+                chunks.append(chunks_json)
+            record = None if previous is None else self._read(previous)
+        as_json = latest[2] is not None  # text output keeps no JSON
+        return Shown(
+            "".join(reversed(texts)),
+            latest[1],
+            ", ".join(reversed(blocks)) if as_json else None,
+            ", ".join(reversed(chunks)) if as_json else None,
+        )
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+def _content_text(entry: MessageEntry, shown: Shown | None) -> tuple[str, bool]:
+    """The text of the entry's whole content, and whether its last block is text: the
+    content it holds, after what was shown before (unless a snapshot replaced it since)."""
+    if shown is None or entry.replaced_since_release:
+        return joined_text(entry.content)
+    return joined_text(entry.content, shown.text, shown.previous_is_text)
 
 
 # --- the two output forms -----------------------------------------------------------------
@@ -171,8 +310,16 @@ class Output:
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
 
-    def message(self, entry: MessageEntry, *, updated: bool) -> None:
+    def message(self, entry: MessageEntry, *, updated: bool, shown: Shown | None) -> Shown:
+        """Print a message record; `shown` is what was kept of its first printing, if any.
+        Returns what a second printing would need."""
         raise NotImplementedError
+
+    def part(self, entry: MessageEntry, text_end: str, previous_is_text: bool) -> Shown:
+        """What `message` would keep of the content `entry` holds, as it continues a text
+        ending in `text_end` whose last block is text or not (`Progress._spill_since`)."""
+        text, previous_is_text = joined_text(entry.content, text_end, previous_is_text)
+        return Shown(text[len(text_end) :], previous_is_text)
 
     def bad_line(self, number: int, problem: str) -> None:
         """Text output reports bad lines on stderr only."""
@@ -190,28 +337,30 @@ class Output:
 class Text(Output):
     """Lines for people, every string escaped so that no control character reaches a terminal."""
 
-    def message(self, entry: MessageEntry, *, updated: bool) -> None:
+    def message(self, entry: MessageEntry, *, updated: bool, shown: Shown | None) -> Shown:
         mark = "  (changed after it was shown)" if updated else ""
         head = f"{entry.session_id}/{entry.message_id}: {participants(entry)}{mark}"
-        text = content_text(entry.content)
+        text, previous_is_text = _content_text(entry, shown)
         body = text.split("\n") if text else ["(no content)"]
         lines = [printable(head), *(f"      {printable(line)}" for line in body)]
         self._write("\n".join(lines) + "\n")
         self.stream.flush()  # a record is whole: show it now, not when a buffer fills
+        return Shown(text, previous_is_text)
 
     def links(self, store: TranscriptStore) -> None:
-        lines: list[str] = []
-        for session_id in store.transcripts():
+        transcripts = store.transcripts()  # each holds a session message: a line or more
+        if transcripts:
+            self._write("Links, after the whole log:\n")
+        for session_id in transcripts:  # written as they go: the lines are not kept
             entries = store.entries(session_id)
             count = f"{len(entries)} session message{'s' if len(entries) != 1 else ''}"
-            lines.append(f"Transcript {session_id} ({count})")
+            lines = [f"Transcript {session_id} ({count})"]
             for entry in entries:
                 link = store.link(session_id, entry.message_id)
                 lines.append(f"  {entry.message_id}: {participants(entry)}  [{link}]")
                 lines.extend(f"      ! {conflict}" for conflict in entry.conflicts)
-        if lines:
-            self._write("Links, after the whole log:\n")
-        self._write("".join(f"{printable(line)}\n" for line in lines))
+                self._write("".join(f"{printable(line)}\n" for line in lines))
+                lines.clear()
 
     def summary(self, store: TranscriptStore, bad: int, skipped: int, stopped: str | None) -> None:
         if not len(store):
@@ -223,10 +372,42 @@ class Text(Output):
 class JsonLines(Output):
     """One JSON object per line, each with a `record` kind; always valid JSON."""
 
-    def message(self, entry: MessageEntry, *, updated: bool) -> None:
-        record = {"record": "message", "updated": updated, **message_fields(entry)}
-        self._write(dumps(record) + "\n")
+    def message(self, entry: MessageEntry, *, updated: bool, shown: Shown | None) -> Shown:
+        # Written field by field (what `dumps` of the whole record writes), so that the
+        # blocks and chunks kept as JSON from a first printing join those held since.
+        from .store import wire_form
+
+        text, previous_is_text = _content_text(entry, shown)
+        blocks = [dumps(_wire(block, wire_form)) for block in entry.content]
+        chunks = [dumps({"_meta": chunk.meta}) for chunk in entry.chunks]
+        if shown is not None:
+            assert shown.blocks_json is not None and shown.chunks_json is not None
+            if not entry.replaced_since_release and shown.blocks_json:
+                blocks.insert(0, shown.blocks_json)
+            if shown.chunks_json:
+                chunks.insert(0, shown.chunks_json)
+        blocks_json, chunks_json = ", ".join(blocks), ", ".join(chunks)
+        fields = {
+            "record": dumps("message"),
+            "updated": dumps(updated),
+            **{key: dumps(value) for key, value in identity_fields(entry).items()},
+            "text": dumps(text),
+            "content": f"[{blocks_json}]",
+            "_meta": dumps(entry.meta),
+            "chunks": f"[{chunks_json}]",
+        }
+        self._write("{" + ", ".join(f"{dumps(key)}: {value}" for key, value in fields.items()))
+        self._write("}\n")
         self.stream.flush()
+        return Shown(text, previous_is_text, blocks_json, chunks_json)
+
+    def part(self, entry: MessageEntry, text_end: str, previous_is_text: bool) -> Shown:
+        from .store import wire_form
+
+        part = super().part(entry, text_end, previous_is_text)
+        part.blocks_json = ", ".join(dumps(_wire(block, wire_form)) for block in entry.content)
+        part.chunks_json = ", ".join(dumps({"_meta": chunk.meta}) for chunk in entry.chunks)
+        return part
 
     def bad_line(self, number: int, problem: str) -> None:
         self._write(dumps({"record": "badLine", "line": number, "problem": problem}) + "\n")
@@ -313,8 +494,14 @@ def block_text(block: Any) -> str:
 
 def content_text(blocks: list[Any]) -> str:
     """Blocks joined as streamed: text runs on; a placeholder stands apart by a space."""
-    out = ""
-    previous_is_text = True
+    return joined_text(blocks)[0]
+
+
+def joined_text(
+    blocks: list[Any], out: str = "", previous_is_text: bool = True
+) -> tuple[str, bool]:
+    """`content_text` of the blocks after those that gave `out` (the last of them text or
+    not), and whether the last block is text: so that text can be joined in parts."""
     for block in blocks:
         is_text = getattr(block, "type", None) == "text"
         piece = block_text(block)
@@ -323,7 +510,7 @@ def content_text(blocks: list[Any]) -> str:
             out += " "
         out += piece
         previous_is_text = is_text
-    return out
+    return out, previous_is_text
 
 
 def participants(entry: MessageEntry) -> str:
@@ -338,10 +525,8 @@ def participants(entry: MessageEntry) -> str:
     return "(participants unknown)"
 
 
-def message_fields(entry: MessageEntry) -> dict[str, Any]:
-    """A message as it stands: identity, text, content in wire form, `_meta`s."""
-    from .store import wire_form
-
+def identity_fields(entry: MessageEntry) -> dict[str, Any]:
+    """Where a message is, which view it is, and its participant IDs and references."""
     return {
         "sessionId": entry.session_id,
         "messageId": entry.message_id,
@@ -350,6 +535,15 @@ def message_fields(entry: MessageEntry) -> dict[str, Any]:
         "recipientSessionId": entry.recipient_session_id,
         "senderMessageId": entry.sender_message_id,
         "recipientMessageId": entry.recipient_message_id,
+    }
+
+
+def message_fields(entry: MessageEntry) -> dict[str, Any]:
+    """A message as it stands: identity, text, content in wire form, `_meta`s."""
+    from .store import wire_form
+
+    return {
+        **identity_fields(entry),
         "text": content_text(entry.content),
         "content": [_wire(block, wire_form) for block in entry.content],
         "_meta": entry.meta,

@@ -24,23 +24,29 @@ from __future__ import annotations
 
 import heapq
 import importlib
-import json
+import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, cast
 
 import msgspec
 from msgspec import UNSET
-from pydantic import MISSING, BaseModel, ValidationError
-from pydantic_core import from_json
 
 from .._fast import REFUSALS, FastStruct
-from .._runtime import AcpModel, TagDispatch, _nan_problem
+from .errors import (
+    METHOD,
+    NotSessionUpdateError,
+    TranscriptError,
+    UpdateDecodeError,
+    envelope_problem,
+)
 
 if TYPE_CHECKING:
     from acp_schema import v1, v2
     from acp_schema.v1 import fast as v1_fast
     from acp_schema.v2 import fast as v2_fast
+
+    from ._model_path import ModelCodec
 
     # A model, or the fast Struct of the same name (the rule: `MessageEntry`).
     ContentBlock: TypeAlias = (
@@ -71,31 +77,7 @@ Version = Literal["v1", "v2"]
 Direction = Literal["outgoing", "incoming", "unknown"]
 LinkState = Literal["linked", "pending", "conflict", "none"]
 
-METHOD = "session/update"
-NOT_A_REQUEST = f"{METHOD} is a notification, but this message has an `id`"
-# The bindings decode any depth the interpreter can hold (deeper than pydantic-core's own
-# parser goes); deeper input is refused with this message.
-TOO_DEEP = "invalid JSON: nested too deeply to decode"
 _OUR_KINDS = ("session_message", "session_message_chunk")
-
-
-# --- errors ------------------------------------------------------------------------------
-
-
-class TranscriptError(Exception):
-    """Base of the errors `TranscriptStore.apply` raises; the store is unchanged by them."""
-
-
-class UpdateDecodeError(TranscriptError, ValueError):
-    """The input is meant as a `session/update` notification but does not decode.
-
-    Invalid JSON, not a JSON-RPC 2.0 message object, or notification params that fail
-    the bindings (e.g. a missing `messageId`). The pydantic error, if any, is `__cause__`.
-    """
-
-
-class NotSessionUpdateError(TranscriptError):
-    """A well-formed JSON-RPC message that is not a `session/update` notification."""
 
 
 # --- what the store holds ----------------------------------------------------------------
@@ -170,6 +152,7 @@ _NO_REFERENCE = Link("none")
 _TAG_TEXT = "session_message"
 _TAG_BYTES = _TAG_TEXT.encode()
 
+_SESSION_FIELDS = frozenset({"sender_session_id", "recipient_session_id"})
 # Entry attribute -> wire name, for participant IDs and references (rule P).
 IDENTITY_FIELDS: tuple[tuple[str, str], ...] = (
     ("sender_session_id", "senderSessionId"),
@@ -193,13 +176,15 @@ class MessageEntry:
     tag as `block.type` either way; an omitted field is `msgspec.UNSET` on a Struct,
     `MISSING` on a model); `to_model()` gives a Struct's model. `meta`, the identity
     attributes and chunk `_meta`s are plain values whichever path decoded the line.
+
+    After `TranscriptStore.release_content(entry)` (a reader that is done with the content
+    so far), `released` is True and `content` and `chunks` hold only what came after the
+    last release: the chunks appended since, or, when `replaced_since_release` is True, the
+    whole content of a snapshot that arrived since (the chunks are still only those since).
     """
 
     __slots__ = (
-        "_cached_link",
-        "_cached_partner",
-        "_cached_partner_version",
-        "_cached_version",
+        "_cached",
         "_chunk_count",
         "_chunk_history",
         "_chunk_metas",
@@ -215,6 +200,8 @@ class MessageEntry:
         "meta",
         "recipient_message_id",
         "recipient_session_id",
+        "released",
+        "replaced_since_release",
         "sender_message_id",
         "sender_session_id",
         "session_id",
@@ -230,6 +217,8 @@ class MessageEntry:
         self.recipient_message_id: str | None = None
         self.content: list[ContentBlock] = []
         self.meta: dict[str, Any] | None = None
+        self.released = False
+        self.replaced_since_release = False
         # Store-internal. The chunk history costs no object per chunk, and no list at all
         # until a snapshot replaces the content: until then it is the slice
         # content[_chunk_start:_chunk_start + _chunk_count]. The few chunk `_meta`s are
@@ -245,10 +234,10 @@ class MessageEntry:
         # Bumped when this entry learns an identity value or a reference starts naming it:
         # all a `linked` answer depends on, besides the same of its counterpart.
         self._version = 0
-        self._cached_link: Link | None = None
-        self._cached_version = 0
-        self._cached_partner: MessageEntry | None = None
-        self._cached_partner_version = 0
+        # The last `linked` answer: (link, _version then, the partner, its _version then).
+        # One slot, filled only once asked: most entries are never asked while a log is
+        # read.
+        self._cached: tuple[Link, int, MessageEntry, int] | None = None
 
     @property
     def address(self) -> Address:
@@ -305,14 +294,16 @@ def wire_form(block: ContentBlock) -> dict[str, Any]:
 
 def _struct_wire(value: Any) -> Any:
     """What the model's JSON-mode dump holds for a Struct's value: keys by alias in the
-    model's field order (msgspec would put a tag first), omitted fields left out. A Struct
-    holds JSON values only (no enums, no bytes), so nothing else needs converting."""
+    model's field order, omitted fields left out. A Struct holds JSON values only (no
+    enums, no bytes), so nothing else needs converting."""
     if isinstance(value, FastStruct):
-        return {
-            key: _struct_wire(item)
-            for name, key in _dump_keys(type(value))
-            if (item := getattr(value, name)) is not UNSET
-        }
+        tag, keys = _dump_keys(type(value))
+        wire = {} if tag is None else {tag[0]: tag[1]}
+        for name, key in keys:
+            item = getattr(value, name)
+            if item is not UNSET:
+                wire[key] = _struct_wire(item)
+        return wire
     if value.__class__ is list:
         return [_struct_wire(item) for item in value]
     if value.__class__ is dict:
@@ -320,18 +311,35 @@ def _struct_wire(value: Any) -> Any:
     return value
 
 
-_DUMP_KEYS: dict[type[Any], tuple[tuple[str, str], ...]] = {}
+_DumpKeys: TypeAlias = "tuple[tuple[str, Any] | None, tuple[tuple[str, str], ...]]"
+_DUMP_KEYS: dict[type[Any], _DumpKeys] = {}
 
 
-def _dump_keys(struct_type: type[FastStruct[Any]]) -> tuple[tuple[str, str], ...]:
-    """(attribute, wire key) of each field, in the order the model dumps them."""
+def _dump_keys(struct_type: type[FastStruct[Any]]) -> _DumpKeys:
+    """The (wire key, value) of the tag, and the (attribute, wire key) of each field, in
+    the order the model dumps them, read off the Struct so that no model is imported:
+    the generator declares a Struct's fields in its model's order, and every tagged Struct
+    a content block can hold has its tag first in its model (the tests check both against
+    the models)."""
     keys = _DUMP_KEYS.get(struct_type)
     if keys is None:
-        fields = struct_type.model_type().model_fields
-        keys = _DUMP_KEYS[struct_type] = tuple(
-            (name, info.serialization_alias or info.alias or name) for name, info in fields.items()
+        config = struct_type.__struct_config__
+        tag = None if config.tag_field is None else (config.tag_field, config.tag)
+        wire_names = dict(
+            zip(struct_type.__struct_fields__, struct_type.__struct_encode_fields__, strict=True)
         )
+        # __struct_fields__ lists required fields first; the annotations keep their order.
+        order = [name for name in _annotations(struct_type) if name in wire_names]
+        keys = _DUMP_KEYS[struct_type] = (tag, tuple((name, wire_names[name]) for name in order))
     return keys
+
+
+def _annotations(struct_type: type[Any]) -> list[str]:
+    """Field names as the classes declare them, base classes first."""
+    names: list[str] = []
+    for cls in reversed(struct_type.__mro__):
+        names.extend(name for name in inspect.get_annotations(cls) if name not in names)
+    return names
 
 
 def _role(entry: MessageEntry) -> Literal["outgoing", "incoming"] | None:
@@ -344,31 +352,19 @@ def _role(entry: MessageEntry) -> Literal["outgoing", "incoming"] | None:
 
 # --- decoding ----------------------------------------------------------------------------
 
-ParamsT = TypeVar("ParamsT", bound=BaseModel)
-
-
-class _Envelope(AcpModel, Generic[ParamsT]):
-    """A whole `session/update` message, so that one pydantic-core call decodes a line
-    (an AcpModel: decoded exactly as the bindings are, `NaN` and depth included)."""
-
-    jsonrpc: Literal["2.0"]
-    method: Literal["session/update"]
-    id: Any = None  # only to notice one: a notification has none
-    params: ParamsT
+# Versions whose update union is open: an unknown `sessionUpdate` tag decodes (as the
+# union's Other variant). The union of a closed one knows exactly the tags of its fast
+# Struct union. (Facts about the models, kept here so that skimming needs no models; the
+# tests check them against the models.)
+_OPEN_UPDATE_UNIONS = frozenset({"v2"})
 
 
 class _Codec:
-    """The binding types of one protocol version, imported on first use."""
+    """The fast Structs of one protocol version; its models (`_model_path`) on first use."""
 
     def __init__(self, version: Version) -> None:
-        module = importlib.import_module(f"acp_schema.{version}")
+        self.version = version
         params_name = "SessionNotification" if version == "v1" else "UpdateSessionNotification"
-        self.params_type: type[BaseModel] = getattr(module, params_name)
-        self.message_type: type[BaseModel] = module.SessionMessage
-        self.chunk_type: type[BaseModel] = module.SessionMessageChunk
-        self.envelope: type[_Envelope[Any]] = _Envelope[self.params_type]  # type: ignore[name-defined]
-        self.closed_kinds = _closed_update_kinds(self.params_type)
-        # The fast path (acp_schema._fast): the same envelope as msgspec Structs, strict.
         fast = importlib.import_module(f"acp_schema.{version}.fast")
         self.fast_params_type: type[msgspec.Struct] = getattr(fast, params_name)
         self.fast_message_type: type[msgspec.Struct] = fast.SessionMessage
@@ -376,52 +372,23 @@ class _Codec:
         self.fast_decode: Callable[[str | bytes], Any] = msgspec.json.Decoder(
             _fast_envelope(self.fast_params_type)
         ).decode
+        self.closed_kinds: frozenset[str] | None = (
+            None if version in _OPEN_UPDATE_UNIONS else _update_tags(self.fast_params_type)
+        )
+        self._models: ModelCodec | None = None
+
+    @property
+    def models(self) -> ModelCodec:
+        """The model path: imports pydantic and the models of this version the first time."""
+        if self._models is None:
+            from ._model_path import ModelCodec
+
+            self._models = ModelCodec(self.version)
+        return self._models
 
     def decode(self, message: str | bytes | bytearray | dict[str, Any]) -> Any:
         """The notification params of a raw JSON-RPC message, or a `TranscriptError`."""
-        try:
-            if isinstance(message, dict):
-                envelope = self.envelope.model_validate(message)
-            else:
-                envelope = self.envelope.model_validate_json(message)
-        except ValidationError as error:
-            problem = self.explain(message, error)
-            raise problem from problem.__cause__
-        except RecursionError:  # a dict nested deeper than Python can walk
-            raise UpdateDecodeError(TOO_DEEP) from None
-        if "id" in envelope.__pydantic_fields_set__:
-            raise UpdateDecodeError(NOT_A_REQUEST)
-        return envelope.params
-
-    def explain(
-        self, message: str | bytes | bytearray | dict[str, Any], error: ValidationError
-    ) -> TranscriptError:
-        """Why a message failed the fast path: not ours at all, or a bad session/update."""
-        if isinstance(message, dict):
-            data: Any = message
-        else:
-            if any(_too_deep(p) for p in error.errors(include_url=False)):
-                return UpdateDecodeError(TOO_DEEP)
-            try:
-                data = json.loads(message)
-            except RecursionError:
-                return UpdateDecodeError(TOO_DEEP)
-            except ValueError as bad_json:  # also UnicodeDecodeError
-                problem = UpdateDecodeError(f"invalid JSON: {bad_json}")
-                problem.__cause__ = bad_json
-                return problem
-        not_ours = envelope_problem(data)
-        if not_ours is not None:
-            return not_ours
-        if "params" not in data:
-            return UpdateDecodeError(f"{METHOD} without params")
-        try:
-            self.params_type.model_validate(data["params"])
-        except ValidationError as params_error:
-            error = params_error
-        decode_error = UpdateDecodeError(f"{METHOD} does not decode: {_summary(error)}")
-        decode_error.__cause__ = error
-        return decode_error
+        return self.models.decode(message)
 
 
 def _fast_envelope(params_type: type[msgspec.Struct]) -> type[msgspec.Struct]:
@@ -439,45 +406,53 @@ def _fast_envelope(params_type: type[msgspec.Struct]) -> type[msgspec.Struct]:
     )
 
 
-def _too_deep(problem: Any) -> bool:
-    """Whether a decode problem is JSON nested deeper than the decoder can go."""
-    message = problem["msg"]
-    return problem["type"] == "json_invalid" and ("recursion" in message or "too deep" in message)
+def _update_tags(params_type: type[msgspec.Struct]) -> frozenset[str]:
+    """The `sessionUpdate` tags of the fast params Struct's update union."""
+    info = cast("msgspec.inspect.StructType", msgspec.inspect.type_info(params_type))
+    (update,) = (field.type for field in info.fields if field.encode_name == "update")
+    members = update.types if isinstance(update, msgspec.inspect.UnionType) else (update,)
+    return frozenset(
+        str(member.tag) for member in members if isinstance(member, msgspec.inspect.StructType)
+    )
 
 
 def _spells_nan(line: str | bytes) -> bool:
     """Whether a line holds the token `NaN` outside its strings (searched for first)."""
     suspect = (b"NaN" in line) if isinstance(line, bytes) else ("NaN" in line)
-    return suspect and _nan_problem(line) is not None
+    if not suspect:
+        return False
+    from .._runtime import _nan_problem  # imports pydantic: only for a suspect line
+
+    return _nan_problem(line) is not None
 
 
-def envelope_problem(data: Any) -> TranscriptError | None:
-    """Why decoded JSON is not a `session/update` notification at all, if it is not."""
-    if not isinstance(data, dict) or data.get("jsonrpc") != "2.0":
-        return UpdateDecodeError("not a JSON-RPC 2.0 message object")
-    if "method" not in data:
-        return NotSessionUpdateError("a JSON-RPC response, not a notification")
-    if data["method"] != METHOD:
-        return NotSessionUpdateError(f"method {data['method']!r}, not {METHOD!r}")
-    return None
+# Lines with no more brackets than this are nested no deeper than pydantic-core's parser
+# goes (it refuses depth 201), so that where msgspec's parser (which goes deeper) reads
+# them, pydantic-core would read them alike.
+_SHALLOW_BRACKETS = 200
 
 
-def _closed_update_kinds(params_type: type[BaseModel]) -> frozenset[str] | None:
-    """The update kinds a closed update union knows (v1), None for an open one (v2)."""
-    annotation = params_type.model_fields["update"].annotation
-    for marker in getattr(getattr(annotation, "__value__", annotation), "__metadata__", ()):
-        if isinstance(marker, TagDispatch):
-            return None if marker.other is not None else frozenset(marker.variants)
-    return frozenset()  # not the expected shape: nothing is skimmed, everything decodes
+def _skim_parse(line: str | bytes) -> Any:
+    """`line` parsed as pydantic-core's `from_json` parses it (raising ValueError where it
+    does), by msgspec where that gives the same values, so that skimming imports nothing
+    more: msgspec reads every JSON text pydantic-core reads at a depth up to 200, with
+    the same values, except non-finite numbers (`NaN`, `Infinity`, `1e400`), which it
+    refuses, and pydantic-core then parses."""
+    if isinstance(line, bytes):
+        shallow = line.count(b"[") + line.count(b"{") <= _SHALLOW_BRACKETS
+    else:
+        shallow = line.count("[") + line.count("{") <= _SHALLOW_BRACKETS
+    if shallow:
+        try:
+            return _untyped_decode(line)
+        except (msgspec.DecodeError, UnicodeError):
+            pass  # perhaps what only pydantic-core reads; else its error
+    from pydantic_core import from_json
+
+    return from_json(line, cache_strings=False)
 
 
-def _summary(error: ValidationError) -> str:
-    """The first problem of a validation error, with its location, and how many more."""
-    problems = error.errors(include_url=False)  # one per problem, located by wire names
-    first = problems[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return f"{where}: {first['msg']}{more}"
+_untyped_decode = msgspec.json.Decoder().decode
 
 
 _CODECS: dict[str, _Codec] = {}
@@ -510,10 +485,6 @@ class TranscriptStore:
         self.version: Version = version
         codec = _codec(version)
         self._codec = codec
-        self._validate_json = codec.envelope.model_validate_json
-        self._params_type = codec.params_type
-        self._message_type = codec.message_type
-        self._chunk_type = codec.chunk_type
         self._fast_decode = codec.fast_decode if self._fast_path else None
         self._fast_params_type = codec.fast_params_type
         self._fast_message_type = codec.fast_message_type
@@ -524,6 +495,9 @@ class TranscriptStore:
         self._transcripts: dict[str, dict[str, MessageEntry]] = {}
         # Every session any session/update was addressed to ("loaded" transcripts).
         self._seen: set[str] = set()
+        # One string object per session ID that entries hold (each line decodes its own
+        # copy; a log names a few sessions many times over).
+        self._session_ids: dict[str, str] = {}
         # Address a reference names -> the first entry naming it; further ones, which
         # make a conflict, in `_more_claims`. Almost every address has one claimant.
         self._claims: dict[tuple[str, str], MessageEntry] = {}
@@ -561,33 +535,33 @@ class TranscriptStore:
                     # Not exactly what the Structs hold: the models decode it, or say why.
                     params = None
             if params is None:
-                try:
-                    envelope = self._validate_json(raw)
-                except ValidationError as error:
-                    problem = self._codec.explain(raw, error)
-                    raise problem from problem.__cause__
-                if "id" in envelope.__pydantic_fields_set__:
-                    raise UpdateDecodeError(NOT_A_REQUEST)
-                params = envelope.params
-        elif (
-            kind is self._params_type
-            or kind is self._fast_params_type
-            or isinstance(message, self._params_type)
-        ):
+                params = self._codec.models.decode_json(raw)
+        elif kind is self._fast_params_type:
             params = message
         elif isinstance(message, (str, bytes, bytearray, dict)):
             params = self._codec.decode(message)
         else:
-            raise TypeError(
-                f"a {self.version} store applies {self._params_type.__name__} or a raw "
-                f"JSON-RPC message, not {kind.__name__}"
-            )
+            # A model of the params, or not what a store applies (either way, the models
+            # are needed now: to take the one, and to name the type for the other).
+            params_type = self._codec.models.params_type
+            if not isinstance(message, params_type):
+                raise TypeError(
+                    f"a {self.version} store applies {params_type.__name__} or a raw "
+                    f"JSON-RPC message, not {kind.__name__}"
+                )
+            params = message
         update = params.update
         kind = update.__class__
-        if kind is self._chunk_type or kind is self._fast_chunk_type:
+        if kind is self._fast_chunk_type:
             return self._append(params.session_id, update)
-        if kind is self._message_type or kind is self._fast_message_type:
+        if kind is self._fast_message_type:
             return self._upsert(params.session_id, update)
+        if not isinstance(update, FastStruct):  # decoded by the models, so they are loaded
+            models = self._codec.models
+            if kind is models.chunk_type:
+                return self._append(params.session_id, update)
+            if kind is models.message_type:
+                return self._upsert(params.session_id, update)
         self._seen.add(params.session_id)
         return None
 
@@ -603,9 +577,9 @@ class TranscriptStore:
         """
         if (_TAG_BYTES in line) if isinstance(line, bytes) else (_TAG_TEXT in line):
             return self.apply(line)  # perhaps ours: decode in full, straight from the text
-        try:  # pydantic's parser: twice as fast as json.loads; what it refuses (bad JSON,
-            # or nested past its 200 levels) is left to `apply`
-            data = from_json(line, cache_strings=False)
+        try:  # what pydantic's parser refuses (bad JSON, or nested past its 200 levels) is
+            # left to `apply`
+            data = _skim_parse(line)
         except ValueError:
             return self.apply(line)  # says what is wrong with it
         if (
@@ -637,6 +611,7 @@ class TranscriptStore:
             self._seen.add(session_id)
         entry = transcript.get(message_id)
         if entry is None:  # rule E: either kind creates an empty entry
+            session_id = self._session_ids.setdefault(session_id, session_id)
             entry = transcript[message_id] = MessageEntry(session_id, message_id)
         return entry
 
@@ -667,13 +642,14 @@ class TranscriptStore:
         # an empty list. A malformed value was decoded as MISSING, i.e. omitted (a Struct
         # refuses malformed values; its omitted is UNSET).
         content = update.content
-        if content is not MISSING and content is not UNSET:
+        if content is None or isinstance(content, list):  # not MISSING (model) or UNSET
             if entry._chunk_history is None and entry._chunk_count:
                 # The chunk history leaves the content it was a slice of.
                 start, old = entry._chunk_start, entry.content
                 whole = start == 0 and len(old) == entry._chunk_count
                 entry._chunk_history = old if whole else old[start : start + entry._chunk_count]
             entry.content = [] if content is None else list(content)
+            entry.replaced_since_release = entry.released
 
         # Rule M: null clears; an object replaces (v1) or patches top-level keys (v2).
         meta = update.meta
@@ -691,6 +667,8 @@ class TranscriptStore:
                 continue
             known = getattr(entry, attr)
             if known is None:
+                if attr in _SESSION_FIELDS:
+                    value = self._session_ids.setdefault(value, value)
                 setattr(entry, attr, value)
                 learned = True
             elif known != value:
@@ -768,6 +746,20 @@ class TranscriptStore:
             rivals = self._rivals[address] = _Rivals(stamp, viable, first)
         return rivals
 
+    def release_content(self, entry: MessageEntry) -> None:
+        """Let go of the content blocks and chunk records `entry` holds now, for a reader
+        that is done with them (`transcript show`, once it printed the message), so that
+        memory grows with what is still to be read, not with all content ever seen. From
+        then on the entry holds only what comes after (`MessageEntry.released`); its
+        identity, `_meta` and links are untouched."""
+        entry.content.clear()  # the same list: one object less than a new one
+        entry._chunk_count = 0
+        entry._chunk_start = 0
+        entry._chunk_history = None
+        entry._chunk_metas = None
+        entry.released = True
+        entry.replaced_since_release = False
+
     # --- reading ---
 
     def entry(self, session_id: str, message_id: str) -> MessageEntry | None:
@@ -805,11 +797,11 @@ class TranscriptStore:
         entry = None if transcript is None else transcript.get(message_id)
         if entry is None:
             return None
-        cached = entry._cached_link
-        if cached is not None and entry._version == entry._cached_version:
-            partner = entry._cached_partner
-            if partner is not None and partner._version == entry._cached_partner_version:
-                return cached
+        cached = entry._cached
+        if cached is not None:
+            link, version, partner, partner_version = cached
+            if entry._version == version and partner._version == partner_version:
+                return link
         if entry.recipient_message_id is not None and entry.sender_message_id is not None:
             return Link("conflict", None, _BOTH)
         named = entry._named  # the address its one reference names, once complete
@@ -909,10 +901,7 @@ class TranscriptStore:
 def _cache_linked(entry: MessageEntry, partner: MessageEntry, note: str = "") -> Link:
     link = Link("linked", Address(partner.session_id, partner.message_id), note)
     # Valid while neither view learns anything and no new reference names either.
-    entry._cached_link = link
-    entry._cached_version = entry._version
-    entry._cached_partner = partner
-    entry._cached_partner_version = partner._version
+    entry._cached = (link, entry._version, partner, partner._version)
     return link
 
 
