@@ -53,9 +53,12 @@ class Run:
     def __init__(self) -> None:
         self.client = RecordingClient()
         self.log: list[str] = []  # every message the agent sent, one JSON text each
-        self.store = TranscriptStore("v1")
+        self.store = TranscriptStore("v1")  # the receiver's: kept whole for the assertions
         self.screen = io.StringIO()
-        self.progress = Progress(Text(self.screen))
+        # `transcript show`'s renderer lets go of printed content in the store it renders
+        # from, so it renders from a store of its own, fed the same decoded updates.
+        self.shown = TranscriptStore("v1")
+        self.progress = Progress(Text(self.screen), self.shown)
         self.decoded: list[Any] = []
         self.stop_reason: str | None = None
         self.decoded_when_prompt_returned = 0
@@ -68,11 +71,13 @@ class Run:
     def on_update(self, notification: Any, entry: Any) -> None:
         self.decoded.append(notification)
         if entry is not None:
-            self.progress.touched(entry)
+            shown = self.shown.apply(notification)
+            assert shown is not None
+            self.progress.touched(shown)
 
     def rendered(self) -> str:
         self.progress.finish()
-        Text(self.screen).links(self.store)
+        Text(self.screen).links(self.shown)
         return self.screen.getvalue()
 
 
