@@ -77,11 +77,12 @@ def read_toml(path: Path) -> dict[str, Any]:
         except ModuleNotFoundError:
             return {}
     try:
-        return tomllib.loads(decode_utf8(read_bytes(path)))
+        data: dict[str, Any] = tomllib.loads(decode_utf8(read_bytes(path)))
     except (OSError, InputError) as err:
         raise ConfigError(f"{path}: cannot read: {os_reason(err)}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    return data
 
 
 def read_config(path: Path) -> Config | None:
