@@ -914,7 +914,7 @@ class TestLoopReports(MigrationTest):
 
 
 class TestOnlyProvenSends(MigrationTest):
-    """Issue 11: what is not provably a send of the chunk is left exactly as it was."""
+    """What is not provably a send of the chunk is left exactly as it was."""
 
     def test_a_store_is_not_a_send(self) -> None:
         [finding] = self.unchanged(

@@ -679,8 +679,8 @@ def issue_22_table(
     fast: dict[str, dict[str, float]],
     methods: dict[str, float],
 ) -> None:
-    """The targets of issue 22, on both corpora (acp has v1 models only)."""
-    print(f"\n{'issue 22 target':50} {'goal':>7} {'corpus':>10} {'v1':>6} {'v2':>6}  met")
+    """The speed targets for real agent streams, on both corpora (acp has v1 models only)."""
+    print(f"\n{'target':50} {'goal':>7} {'corpus':>10} {'v1':>6} {'v2':>6}  met")
     for label in ("realistic", "short"):
         tag = "" if label == "short" else " realistic"
         versions = ("v1", "v2")

@@ -274,7 +274,7 @@ def main() -> None:
 
 SHOW_LINES = 1_000_000
 SHOW_SESSION_MESSAGES = SHOW_LINES // 10  # the rest: other update kinds
-SHOW_MEMORY_TARGET = 3.0  # issue 22: peak memory x the json.loads loop's
+SHOW_MEMORY_TARGET = 3.0  # the target: peak memory x the json.loads loop's
 
 # Runs in the child: the command (or the json.loads baseline) over the log, then reports
 # the child's own peak resident memory on stderr, in KiB: VmHWM where there is /proc
@@ -420,7 +420,7 @@ def show_main() -> None:
     show_peak = max(results["show"][2], results["show --json"][2])
     met = "yes" if show_peak <= SHOW_MEMORY_TARGET * base_peak else "no"
     print(
-        f"issue 22 target: show peak memory x the json.loads loop's <= {SHOW_MEMORY_TARGET:.1f}:"
+        f"target: show peak memory x the json.loads loop's <= {SHOW_MEMORY_TARGET:.1f}:"
         f" {show_peak / base_peak:.2f} ({met}); start-up alone"
         f" {results['start-up only (context)'][2] / base_peak:.2f}"
     )

@@ -1,5 +1,5 @@
 # ruff: noqa: E501 - the programs are written the way downstream code is, long lines too
-"""The oracle's downstream programs: the patterns of docs/migration.md and of issue 11.
+"""The oracle's downstream programs: the patterns of docs/migration.md and more.
 
 Every case has `main(conn)` (sync or async) in module `main` unless it says otherwise;
 `conn` is the recording connection (tests/migration_oracle/recorder.py). `expect` says
