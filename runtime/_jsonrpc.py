@@ -22,7 +22,7 @@ import msgspec
 from pydantic import TypeAdapter, ValidationError
 
 from ._errors import readable
-from ._fast import REFUSALS
+from ._fast import REFUSALS, FastStruct
 from ._runtime import AcpModel, loads_wire
 
 # The side that handles a method: any string the schema's `x-side` uses. Each generated
@@ -106,14 +106,15 @@ _UNSET = msgspec.UNSET
 class Decoded:
     """A decoded JSON-RPC message: exactly one of params, result or error is set.
 
-    `params` is a model (of the method's params class, or of a member of its params union);
-    narrow it with `isinstance`. `result` stays `Any`: a result type may be a free-form
-    JSON value (`proxy/successor`), not a model."""
+    `params` is a model (of the method's params class, or of a member of its params union)
+    or, from `decode` on JSON text that the fast path took, that model's fast Struct
+    (`acp_schema._fast`; `to_model()` converts); narrow it with `isinstance`. `result`
+    stays `Any`: a result type may be a free-form JSON value (`proxy/successor`)."""
 
     kind: Kind
     method: str | None
     id: int | str | None
-    params: AcpModel | None = None
+    params: AcpModel | FastStruct[Any] | None = None
     result: Any = None
     error: dict[str, Any] | None = None
 

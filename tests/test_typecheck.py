@@ -93,7 +93,8 @@ def test_what_the_readme_says_about_construction_and_presence(
         'user.py:4: note: "SessionMessage" defined in "acp_schema.v2._models"',
         'user.py:6: note: Revealed type is "str | None"',
         'user.py:9: note: Revealed type is "str | None"',
-        'user.py:11: note: Revealed type is "acp_schema._runtime.AcpModel | None"',
+        'user.py:11: note: Revealed type is "acp_schema._runtime.AcpModel | '
+        'acp_schema._fast.FastStruct[Any] | None"',
         "Found 1 error in 1 file (checked 1 source file)",
     ]
 
