@@ -664,7 +664,7 @@ def main() -> None:
         f"{'generate v1 v2 x bare datamodel-codegen CPU':44} {'<= 1.3':>7} {'':>19}"
         f" {generate:13.2f}  {_met('<= 1.3', [generate])}"
     )
-    issue_22_table(ratio, acp, fast, methods)
+    targets_table(ratio, acp, fast, methods)
     print(f"\n(cpu count {os.cpu_count()}, load average {os.getloadavg()[0]:.1f})")
 
 
@@ -673,7 +673,7 @@ def relabel(rows: list[Row], version: str, label: str) -> list[Row]:
     return [(name.replace(version, f"{version} {label}", 1), *rest) for name, *rest in rows]  # type: ignore[misc]
 
 
-def issue_22_table(
+def targets_table(
     ratio: dict[str, float],
     acp: dict[str, dict[str, float]],
     fast: dict[str, dict[str, float]],
