@@ -19,8 +19,9 @@ import libcst as cst
 from . import chunk_builder, chunk_constructor, chunk_dict, chunk_import, chunk_read, rules
 from .candidates import Candidates, collect
 from .helper_calls import NEXT_STEP, call_source, kind_template, template_for
+from .placement import Placement
 from .plan import Failure, HelperTemplate, Plan, Source, with_next_step
-from .planner import Placement, Planner
+from .planner import Planner
 from .syntax import code
 
 
