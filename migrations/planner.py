@@ -109,6 +109,11 @@ class Planner(SiteFinder, LoopHoisting):
 
     def place(self, source: Source) -> Placement:
         """Plan the migration of one source; raises Failure when it cannot be done."""
+        if not source.identity and source.template is None:
+            # Only `None`/MISSING values: nothing to send, the keywords just go.
+            placement = Placement(source)
+            self._strip(placement)
+            return placement
         facts = self.facts
         site = self.site(source.node)
         if site.kind == "return":
