@@ -13,8 +13,9 @@ hold), `candidates` (the one collecting pass), `planner` with `sites` and `hoist
 (where a chunk is sent and where its upsert goes), `placement` (one chunk's planned
 edits), `stability` (an ID unchanged between build and send), `generators` (widening a
 generator's element type), `upserts` (building the upsert), `helper_calls` (which
-helpers qualify, their templates and calls), `helper_planning` (planning chunks that
-pass through helpers), `plan` (edits and how they are applied), `syntax` and
+helpers qualify, their templates), `helper_sources` (a helper's call as a chunk
+source), `helper_planning` (planning chunks that pass through helpers), `plan` (edits
+and how they are applied), `syntax` and
 `imports` (plain libcst helpers), `bindings` and `rules` (configuration and rule IDs),
 `acknowledge` (`# acp-migrate: ok[RULE]` comments).
 `acp-schema migrate` is `cli`, over `runner` (many files, worker processes), `files`

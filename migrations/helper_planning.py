@@ -10,7 +10,8 @@ import libcst as cst
 
 from . import chunk_dict, rules
 from .candidates import Candidates
-from .helper_calls import NEXT_STEP, call_source, kind_template, template_for
+from .helper_calls import NEXT_STEP, kind_template, template_for
+from .helper_sources import call_source
 from .placement import Placement
 from .plan import Failure, HelperTemplate, with_next_step
 from .planner import Planner
