@@ -19,7 +19,8 @@ source), `helper_planning` (planning chunks that pass through helpers), `plan` (
 and how they are applied), `syntax` and `imports` (plain libcst helpers), `bindings`
 and `rules` (configuration and rule IDs), `acknowledge` (`# acp-migrate: ok[RULE]`
 comments).
-`acp-schema migrate` is `cli`, over `runner` (many files, worker processes), `files`
+`acp-schema migrate` is `cli`, over `runner` (many files, worker processes) with
+`file_migration` (one file) and `helper_views` (helpers called across modules), `files`
 (discovery and safe writes), `modules` (module names as Python imports them), `config`
 (`pyproject.toml` settings) and `old_bindings` (old chunk classes declared in the run's
 own files).
