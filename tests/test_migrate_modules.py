@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from acp_schema.migrations.modules import module_names
-from tests.migration_oracle.trees import VENDORED
+from tests.migration_oracle.vendored import VENDORED
 
 from .migrate_support import migrate, write_files
 
