@@ -25,6 +25,7 @@ from .bindings import CHUNK_TAG, IDENTITY_FIELDS
 from .candidates import Candidates, identity_key
 from .examples import Invalid, Valid
 from .planner import Planner
+from .stability import stable_between
 from .syntax import chain, code, drop_items, string_value
 
 ENTRY_HINT = (
@@ -93,7 +94,7 @@ def _read(planner: Planner, node: cst.CSTNode, obj: cst.BaseExpression, field_na
                     + ENTRY_HINT.format(field=field_name),
                 )
                 return
-            if assignment is not None and planner.stable_between(assignment, node, value):
+            if assignment is not None and stable_between(facts, assignment, node, value):
                 replacement = value.deep_clone()
                 planner.plan.edit(node, lambda _updated: replacement)
                 planner.changed(

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
 
     from .config import Config
+    from .file_migration import FileResult, Options
     from .old_bindings import OldBindings
-    from .runner import FileResult, Options
 
 EXIT_PENDING = EXIT_PROBLEMS  # --check: changes or unacknowledged warnings are pending
 EXIT_ERROR = EXIT_UNUSABLE
@@ -152,8 +152,9 @@ def migrate_command(args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     from .config import ConfigError, ConfigFinder
+    from .file_migration import MAX_FILE_BYTES, Options
     from .files import Write, discover, excluded, write_all
-    from .runner import MAX_FILE_BYTES, Options, run_all, write_order
+    from .runner import run_all, write_order
 
     # Everything that can make the run unusable is checked before any file is written.
     if args.json is not None and not args.json.parent.is_dir():

@@ -7,6 +7,9 @@ Every use of the helper in its module must then be a call whose result is sent,
 assigned and sent, or yielded, with side-effect-free arguments for those parameters; if
 one is not, the helper is left alone and reported. Calls from other modules are found
 through the helper templates the CLI collects from the whole run.
+
+This module decides whether a helper qualifies and writes its template;
+`helper_sources` turns a call into a source, `helper_planning` plans both sides.
 """
 
 from __future__ import annotations
@@ -15,12 +18,10 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from . import rules
-from .bindings import CHUNK_TAG
 from .candidates import identity_key, message_id_element, tag_element
 from .plan import Failure, HelperTemplate, Param, Source
 from .planner import Planner
-from .syntax import chain, code, is_pure, string_value, substitute
+from .syntax import chain, code, is_pure, string_value
 
 
 def parameters(function: cst.FunctionDef) -> tuple[Param, ...]:
@@ -37,14 +38,14 @@ def parameters(function: cst.FunctionDef) -> tuple[Param, ...]:
     return tuple(found)
 
 
-def _load_names(expr: cst.CSTNode) -> Iterable[cst.Name]:
+def load_names(expr: cst.CSTNode) -> Iterable[cst.Name]:
     if isinstance(expr, cst.Name):
         yield expr
     elif isinstance(expr, cst.Attribute | cst.Arg):
-        yield from _load_names(expr.value)
+        yield from load_names(expr.value)
     else:
         for child in expr.children:
-            yield from _load_names(child)
+            yield from load_names(child)
 
 
 def _check_over_params(planner: Planner, function: cst.FunctionDef, expr: cst.CSTNode) -> None:
@@ -53,7 +54,7 @@ def _check_over_params(planner: Planner, function: cst.FunctionDef, expr: cst.CS
         raise Failure(f"`{code(expr)}` has side effects")
     facts = planner.facts
     own = {p.name.value: p for p in _all_params(function)}
-    for name in _load_names(expr):
+    for name in load_names(expr):
         if name.value in {"None", "True", "False"}:
             continue
         assignment = facts.single_assignment(name)
@@ -210,101 +211,3 @@ def kind_template(
         keys=tuple(keys),
         kind_param=kind.value,
     )
-
-
-def bind(call: cst.Call, template: HelperTemplate) -> dict[str, cst.BaseExpression]:
-    """The argument each parameter of `template` gets in `call`."""
-    if any(arg.star for arg in call.args):
-        raise Failure("the call unpacks its arguments")
-    positional = [p for p in template.params if p.kind in ("positional", "any")]
-    by_name = {p.name: p for p in template.params if p.kind in ("any", "keyword")}
-    bound: dict[str, cst.BaseExpression] = {}
-    index = 0
-    for arg in call.args:
-        if arg.keyword is None:
-            if index >= len(positional):
-                raise Failure("the call passes more positional arguments than the helper takes")
-            bound[positional[index].name] = arg.value
-            index += 1
-        else:
-            if arg.keyword.value not in by_name:
-                raise Failure(f"the call passes `{arg.keyword.value}`, unknown to the helper")
-            bound[arg.keyword.value] = arg.value
-    for param in template.params:
-        if param.name not in bound and param.default is not None:
-            default = cst.parse_expression(param.default)
-            if not _is_literal(default):
-                # Its names mean something in the helper's module, maybe not here, and
-                # the default was computed once, when the helper was defined.
-                raise Failure(
-                    f"`{param.name}` is not passed and its default `{param.default}` is not "
-                    "a literal; pass it explicitly"
-                )
-            bound[param.name] = default
-    return bound
-
-
-def _is_literal(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value in {"None", "True", "False"}
-    if isinstance(node, cst.UnaryOperation):
-        return _is_literal(node.expression)
-    return isinstance(node, cst.SimpleString | cst.ConcatenatedString | cst.Integer | cst.Float)
-
-
-def call_source(planner: Planner, call: cst.Call, template: HelperTemplate) -> Source | None:
-    """The source standing for one call of a helper; None when this call sends no chunk."""
-    bound = bind(call, template)
-    if template.kind_param is not None:
-        kind = bound.get(template.kind_param)
-        if kind is None:
-            raise Failure(f"`{template.kind_param}` is not passed")
-        tag = string_value(kind)
-        if tag is None:
-            raise Failure(f"cannot tell which kind of update `{code(kind)}` is")
-        if tag != CHUNK_TAG:
-            return None
-    used = _used_params(template)
-    for name in used:
-        value = bound.get(name)
-        if value is None:
-            raise Failure(f"`{name}` is not passed")
-        if not is_pure(value):
-            raise Failure(f"the argument `{code(value)}` would run twice")
-    identity: dict[str, cst.BaseExpression] = {}
-    for field_name, text in template.identity:
-        value = _substitute(text, bound)
-        if code(value) not in {"None", "MISSING"}:
-            identity[field_name] = value
-    return Source(
-        node=call,
-        rule=_rule_for(template),
-        style=template.style,
-        module=template.module,
-        class_ref=None,
-        message_id=_substitute(template.message_id, bound),
-        identity=identity,
-        template=template,
-        bound={name: bound[name] for name in used},
-        # The helper may still carry the IDs (a payload helper, a second run with the
-        # same templates): an upsert already in place is not sent twice.
-        guard=True,
-    )
-
-
-def _rule_for(template: HelperTemplate) -> str:
-    return rules.DICT if template.style == "dict" else rules.CONSTRUCTOR
-
-
-def _used_params(template: HelperTemplate) -> list[str]:
-    names = {p.name for p in template.params}
-    used: list[str] = []
-    for text in (template.message_id, *(t for _, t in template.identity)):
-        for name in _load_names(cst.parse_expression(text)):
-            if name.value in names and name.value not in used:
-                used.append(name.value)
-    return used
-
-
-def _substitute(text: str, bound: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
-    return substitute(cst.parse_expression(text), bound)

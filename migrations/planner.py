@@ -9,27 +9,29 @@ it when nothing the upsert reads changes in them. Everything is planned before a
 is committed: a chunk that cannot be handled at one of its uses is left alone.
 
 Split by responsibility: `sites.SiteFinder` (where a chunk goes, what counts as a send)
-and `hoisting.LoopHoisting` (where the upsert goes in loops) are mixed in here; this
-module places and commits.
+and `hoisting.LoopHoisting` (where the upsert goes in loops) are mixed in here;
+`stability` proves a message or participant ID unchanged between build and send,
+`generators` widens a generator's element type, `placement.Placement` holds one
+source's planned edits; this module places them and commits.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 import libcst as cst
 
 from .acknowledge import NONE
-from .bindings import IDENTITY_FIELDS, MESSAGE_CLASS
+from .bindings import IDENTITY_FIELDS
 from .candidates import IMPORTED, MODULE_LEVEL
 from .facts import Facts
+from .generators import widen_generator
 from .hoisting import LoopHoisting
+from .placement import Placement
 from .plan import (
     TODO_PREFIX,
     Applier,
     Build,
-    Edit,
     Failure,
     HelperTemplate,
     Insertion,
@@ -38,22 +40,9 @@ from .plan import (
 )
 from .rules import Finding
 from .sites import BENIGN_ATTRIBUTES, SERIALIZERS, Site, SiteFinder
-from .syntax import chain, code, is_pure, read_chains, stores_in
+from .stability import stable_between, stable_message_id
+from .syntax import chain, code, is_pure, read_chains
 from .upserts import message_ref, upsert_builder
-
-
-@dataclass
-class Placement:
-    """The planned effect of migrating one source: all or nothing."""
-
-    source: Source
-    insertions: list[Insertion] = field(default_factory=list)
-    edits: list[tuple[cst.CSTNode, Edit]] = field(default_factory=list)
-    imports: set[tuple[str, str, str | None]] = field(default_factory=set)
-    notes: list[tuple[cst.CSTNode, str]] = field(default_factory=list)
-    # The return annotation of a generator that now also yields upserts, and its edit.
-    widen: tuple[cst.CSTNode, Edit] | None = None
-    returned_by: cst.FunctionDef | None = None
 
 
 class Planner(SiteFinder, LoopHoisting):
@@ -120,6 +109,11 @@ class Planner(SiteFinder, LoopHoisting):
 
     def place(self, source: Source) -> Placement:
         """Plan the migration of one source; raises Failure when it cannot be done."""
+        if not source.identity and source.template is None:
+            # Only `None`/MISSING values: nothing to send, the keywords just go.
+            placement = Placement(source)
+            self._strip(placement)
+            return placement
         facts = self.facts
         site = self.site(source.node)
         if site.kind == "return":
@@ -184,9 +178,9 @@ class Planner(SiteFinder, LoopHoisting):
                     raise Failure(f"`{target.value}` is returned from another function")
                 placement.returned_by = function
                 continue
-            mid = self._stable_message_id(source, site.statement, use.statement, name)
+            mid = stable_message_id(facts, source, site.statement, use.statement, name)
             for field_name, value in source.identity.items():
-                if not self.stable_between(site.statement, use.statement, value):
+                if not stable_between(facts, site.statement, use.statement, value):
                     raise Failure(
                         f"`{code(value)}` ({field_name}) may change before `{target.value}` "
                         "is sent; bind it to a name that stays put"
@@ -198,67 +192,6 @@ class Planner(SiteFinder, LoopHoisting):
             raise Failure(f"`{target.value}` is never sent where this rule can see it")
         self._strip(placement)
         return placement
-
-    def _stable_message_id(
-        self,
-        source: Source,
-        start: cst.CSTNode,
-        end: cst.CSTNode,
-        name: cst.Name,
-    ) -> cst.BaseExpression | None:
-        """None when the source's own message-id expression still holds at `end`, else
-        `<name>.message_id`."""
-        mid = source.message_id
-        if source.template is None and mid is not None and self.stable_between(start, end, mid):
-            return None
-        if source.template is not None and all(
-            self.stable_between(start, end, v) for v in source.bound.values()
-        ):
-            return None
-        if source.style == "dict":
-            item = source.layout_items.get("message_id")
-            if not isinstance(item, cst.DictElement):
-                raise Failure("the payload has no messageId entry")
-            index = cst.SubscriptElement(cst.Index(item.key.deep_clone()))
-            return cst.Subscript(value=cst.Name(name.value), slice=[index])
-        return cst.Attribute(value=cst.Name(name.value), attr=cst.Name("message_id"))
-
-    def stable_between(self, start: cst.CSTNode, end: cst.CSTNode, value: cst.CSTNode) -> bool:
-        """Whether `value` (pure) evaluates the same at `end` as at `start` (statements of
-        one function, `end` after `start` in the same block or nested below a later
-        statement of that block)."""
-        if not is_pure(value):
-            return False
-        facts = self.facts
-        start_statement = facts.block_statement(start)
-        if start_statement is None:
-            return False
-        block = facts.parent(start_statement)
-        assert isinstance(block, cst.Module | cst.IndentedBlock)
-        end_top = None
-        for current in (end, *facts.ancestors(end)):
-            if facts.parent(current) is block:
-                end_top = current
-                break
-        if end_top is None:
-            return False
-        body: list[cst.CSTNode] = list(block.body)
-        first, last = body.index(start_statement), body.index(end_top)
-        if last < first:
-            return False
-        # What runs after `start` and before `end`: the rest of start's line, the
-        # statements in between, and the statement around `end` (all of it: in a loop
-        # its later part runs again before the next `end`).
-        between = body[first + 1 : last]
-        if end_top is not end:
-            between.append(end_top)
-        if isinstance(start, cst.BaseSmallStatement) and isinstance(
-            start_statement, cst.SimpleStatementLine
-        ):
-            later = start_statement.body[start_statement.body.index(start) + 1 :]
-            between = [*later, *between]
-        stores = stores_in(between, skip=[end])
-        return not any(stores.conflicts(read) for read in read_chains(value))
 
     def _insert_for(
         self,
@@ -295,7 +228,7 @@ class Planner(SiteFinder, LoopHoisting):
 
             values = read_chains(yielded, skip=expr)
             if yielded is expr:
-                self._widen_generator(placement, statement, ref)
+                widen_generator(self.facts, placement, statement, ref)
         else:  # pragma: no cover - sites are filtered before
             raise Failure(f"cannot send from a {site.kind}")
         upsert_values = self._upsert_values(source)
@@ -350,51 +283,6 @@ class Planner(SiteFinder, LoopHoisting):
         previous_code = code(previous.with_changes(semicolon=cst.MaybeSentinel.DEFAULT))
         return _normal(previous_code) == _normal(key)
 
-    def _widen_generator(
-        self, placement: Placement, statement: cst.CSTNode, ref: cst.BaseExpression
-    ) -> None:
-        function = self.facts.function_of(statement)
-        if function is None or function.returns is None:
-            return
-        annotation = function.returns.annotation
-        if not isinstance(annotation, cst.Subscript) or not annotation.slice:
-            self._note_unwidened(placement, function)
-            return
-        element = annotation.slice[0].slice
-        if not isinstance(element, cst.Index):
-            self._note_unwidened(placement, function)
-            return
-        item = element.value
-        members = _union_members(item)
-        if any(self.facts.class_module(m, MESSAGE_CLASS) for m in members):
-            return
-        if any(self.facts.class_module(m, "SessionUpdate") for m in members):
-            return
-        if not any(self.facts.is_chunk_class(m) for m in members):
-            self._note_unwidened(placement, function)
-            return
-
-        def widen(updated: cst.CSTNode) -> cst.CSTNode:
-            assert isinstance(updated, cst.BaseExpression)
-            return cst.BinaryOperation(
-                left=updated,
-                operator=cst.BitOr(),
-                right=ref.deep_clone(),
-            )
-
-        placement.widen = (item, widen)
-
-    def _note_unwidened(self, placement: Placement, function: cst.FunctionDef) -> None:
-        placement.notes.append(
-            (
-                function,
-                f"`{function.name.value}` now also yields SessionMessage upserts; "
-                "its return annotation could not be widened automatically",
-            )
-        )
-
-    # --- committing --------------------------------------------------------------------
-
     def commit(self, placement: Placement) -> None:
         source = placement.source
         for insertion in placement.insertions:
@@ -447,9 +335,3 @@ class Planner(SiteFinder, LoopHoisting):
 
 def _normal(text: str) -> str:
     return "".join(text.split())
-
-
-def _union_members(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
-        return [*_union_members(node.left), *_union_members(node.right)]
-    return [node]

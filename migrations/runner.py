@@ -2,211 +2,36 @@
 isolation, worker processes, and the second pass for helpers called across modules.
 
 Nothing here writes files: results carry the new bytes, and the CLI decides whether to
-write them, print a diff, or only count them.
+write them, print a diff, or only count them. One file is migrated by
+`file_migration.migrate_bytes`; what each file sees of the helpers other modules
+define is worked out in `helper_views`.
 """
 
 from __future__ import annotations
 
-import ast
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import ignore_interrupts, os_reason
 
 from . import rules
-from .accounting import Account, unrelated_by_reach
+from .accounting import unrelated_by_reach
 from .acknowledge import acknowledgements
-from .bindings import DEFAULT_BINDINGS, TRIGGERS, is_generated_bindings
-from .modules import ModuleNames, module_names
+from .bindings import DEFAULT_BINDINGS, is_generated_bindings
+from .file_migration import FileResult, Options, may_be_affected, migrate_bytes
+from .helper_views import HelperKey, Views, key_of, mark_units, may_call, templates_of
 from .modules import forget as forget_modules
+from .modules import module_names
 from .occurrences import scan
 from .old_bindings import OldBindings, find_old_bindings, reach_names
 from .plan import HelperTemplate
 from .rules import Finding
 
-if TYPE_CHECKING:
-    from libcst import ParserSyntaxError
-
-Status = Literal["changed", "unchanged", "skipped", "failed"]
 NO_REACH = "the file names no chunk class, re-export of one, or chunk tag"
-TRIGGER_BYTES = tuple(t.encode() for t in TRIGGERS)
-
-
-# libcst holds about a thousand bytes of memory per byte of the module it parses (a 4.8 MB
-# module took 5.4 GB): a file the rules may touch that is larger than this is reported and
-# left unchanged (`--max-file-size`). Few hand-written modules come near it.
-MAX_FILE_BYTES = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Options:
-    rules: frozenset[str]
-    bindings: tuple[str, ...] = ()
-    todo_comments: bool = False
-    old_bindings: OldBindings = field(default_factory=OldBindings)
-    max_file_bytes: int = MAX_FILE_BYTES
-
-
-@dataclass
-class FileResult:
-    path: Path
-    status: Status
-    findings: list[Finding] = field(default_factory=list)
-    error: str | None = None
-    original: bytes = b""
-    new: bytes | None = None
-    helpers: list[HelperTemplate] = field(default_factory=list)
-    written: bool = False
-    # Helpers of the run (qualified names) this file called with an upsert, and uses of
-    # helpers here that cannot get one (name -> why).
-    called: set[str] = field(default_factory=set)
-    blocked: dict[str, str] = field(default_factory=dict)
-    # The helper rewrites this file's changes belong to ("root:module.name"): files
-    # sharing one must be written together (see `write_groups`).
-    units: frozenset[str] = frozenset()
-    # Every occurrence of a removed name in the file, with its verdict (`accounting`).
-    accounts: list[Account] = field(default_factory=list)
-
-    @property
-    def changes(self) -> list[Finding]:
-        return [f for f in self.findings if f.kind == "change"]
-
-    @property
-    def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if f.kind == "warning"]
-
-    @property
-    def acknowledged(self) -> list[Finding]:
-        return [f for f in self.findings if f.kind == "acknowledged"]
-
-
-def may_be_affected(data: bytes, extra: Iterable[bytes] = ()) -> bool:
-    """The cheap check before any parse: a file that names no chunk class (the bindings'
-    or one found in the run, `extra`), no chunk tag and has no star import cannot reach
-    a chunk, and no rule acts on it; nor on generated bindings (their header says so)."""
-    if not (any(t in data for t in TRIGGER_BYTES) or any(t in data for t in extra)):
-        return False
-    return not is_generated_bindings(data)
-
-
-def migrate_bytes(
-    path: Path,
-    data: bytes,
-    options: Options,
-    helpers: Mapping[str, HelperTemplate] | None = None,
-    refused: Mapping[str, str] | None = None,
-) -> FileResult:
-    """Migrate one file's bytes; never raises for a problem of this file."""
-    import libcst as cst
-    from libcst.codemod import CodemodContext
-
-    from .commands import ChunkIdentityCommand
-
-    python_error = _python_syntax_error(path, data)
-    problem = _too_deep(python_error)
-    if problem is not None:
-        return FileResult(path, "failed", error=problem, original=data)
-    try:
-        module = cst.parse_module(data)
-    except cst.ParserSyntaxError as err:
-        return FileResult(
-            path, "failed", error=f"cannot parse: {_syntax_error(python_error, err)}", original=data
-        )
-    except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
-        return FileResult(path, "failed", error=f"cannot read: {err}", original=data)
-    names = module_names(path)
-    name, package = names.name, names.package
-    context = CodemodContext(filename=str(path), full_module_name=name, full_package_name=package)
-    command = ChunkIdentityCommand(
-        context,
-        bindings=options.bindings,
-        todo_comments=options.todo_comments,
-        rules=options.rules,
-        helpers=helpers,
-        repository_wide=True,
-        old_bindings=options.old_bindings,
-        refused=refused,
-    )
-    command.fresh_tree = True
-    command.source = data
-    try:
-        new_module = command.transform_module(module)
-        new = new_module.bytes
-    except (RecursionError, MemoryError) as err:
-        return FileResult(
-            path,
-            "failed",
-            error=f"too deeply nested for libcst ({type(err).__name__}), file left unchanged",
-            original=data,
-        )
-    except Exception as err:  # isolate the failure to this file, keep its message
-        return FileResult(
-            path,
-            "failed",
-            error=f"internal error, file left unchanged: {type(err).__name__}: {err}",
-            original=data,
-        )
-    return FileResult(
-        path,
-        "changed" if new != data else "unchanged",
-        findings=list(command.findings),
-        original=data,
-        new=new if new != data else None,
-        helpers=list(command.exported_helpers),
-        called=set(command.called_helpers),
-        blocked=dict(command.blocked_helpers),
-        accounts=list(command.accounts),
-    )
-
-
-# What CPython's own parser says when it gives up on nesting (its limits are well below
-# the depth at which libcst's native parser overflows its stack and kills the process).
-_NESTING_MESSAGES = ("too many nested parentheses", "too many statically nested blocks")
-
-
-PythonError = SyntaxError | RecursionError | MemoryError
-
-
-def _python_syntax_error(path: Path, data: bytes) -> PythonError | None:
-    """What CPython's parser says about `data` (None: it parses). Asked once per file:
-    before libcst (nesting it cannot survive) and for the position of a parse error."""
-    try:
-        compile(data, str(path), "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, RecursionError, MemoryError) as err:
-        return err
-    except ValueError:  # NUL bytes: libcst reports those itself
-        return None
-    return None
-
-
-def _too_deep(err: PythonError | None) -> str | None:
-    """A report for code nested too deeply to parse safely, before libcst tries."""
-    if isinstance(err, RecursionError | MemoryError):
-        return "cannot parse: nested too deeply for Python's parser, file left unchanged"
-    if isinstance(err, SyntaxError) and any(m in (err.msg or "") for m in _NESTING_MESSAGES):
-        return f"cannot parse: {err.msg} ({_where(err)}), file left unchanged"
-    return None
-
-
-def _where(err: SyntaxError) -> str:
-    # SyntaxError.offset counts characters from 1; reports count columns from 0.
-    column = max((err.offset or 1) - 1, 0)
-    return f"line {err.lineno}, column {column}"
-
-
-def _syntax_error(python: PythonError | None, err: ParserSyntaxError) -> str:
-    """The parse error as CPython places it (libcst's native parser often reports the
-    token after the error, a line too late); libcst's own message when CPython accepts
-    the code (syntax newer than this Python)."""
-    if isinstance(python, SyntaxError) and python.lineno is not None:
-        return f"{python.msg} ({_where(python)})"
-    return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
 
 
 Progress = Callable[[int, int], None]
@@ -324,9 +149,6 @@ def _over_budget(path: Path, data: bytes, budget: int) -> FileResult:
     return FileResult(path, "failed", error=error, original=data)
 
 
-HelperKey = tuple[str, str]  # (import root of the defining module, qualified name)
-
-
 def _settle_helpers(
     files: Sequence[Path],
     results: dict[Path, FileResult],
@@ -343,18 +165,16 @@ def _settle_helpers(
     refused: dict[HelperKey, str] = {}
     again: set[Path] | None = None  # None: every file that may call a helper
     while True:
-        templates = _templates(results, roots, refused)
+        templates = templates_of(results, roots, refused)
         if not templates and again is None:
             break
         if again is None:
-            targets = [
-                p for p in files if _may_call(results[p], [t for t, _ in templates.values()])
-            ]
+            targets = [p for p in files if may_call(results[p], [t for t, _ in templates.values()])]
         else:
             targets = [p for p in files if p in again]
         targets = [p for p in targets if results[p].status != "failed"]
         items = [(p, results[p].original) for p in targets]
-        view = _Views(templates, names)
+        view = Views(templates, names)
         for result in pool.map_each(
             items,
             options,
@@ -366,10 +186,10 @@ def _settle_helpers(
             key
             for r in results.values()
             for q in r.called
-            for key in [_key_of(view(r.path), roots[r.path], q)]
+            for key in [key_of(view(r.path), roots[r.path], q)]
         }
         blocked = {
-            _key_of(view(r.path), roots[r.path], q): f"{r.path.name}: {why}"
+            key_of(view(r.path), roots[r.path], q): f"{r.path.name}: {why}"
             for r in results.values()
             for q, why in r.blocked.items()
         }
@@ -378,7 +198,7 @@ def _settle_helpers(
             if failed.status != "failed":
                 continue
             for key, template in view(path).values():
-                if _may_call(failed, [template]):
+                if may_call(failed, [template]):
                     # A file that may call it but could not be read: its calls are unknown.
                     blocked.setdefault(key, f"{path.name} names it but could not be migrated")
         withdrawn: dict[HelperKey, str] = {}
@@ -394,84 +214,8 @@ def _settle_helpers(
         refused.update(withdrawn)
         withdrawn_templates = [t for key, (t, _) in templates.items() if key in withdrawn]
         again = {path for key, (_, path) in templates.items() if key in withdrawn}
-        again |= {p for p in files if _may_call(results[p], withdrawn_templates)}
-    _mark_units(results, roots, refused)
-
-
-def _templates(
-    results: Mapping[Path, FileResult], roots: Mapping[Path, str], refused: Mapping[HelperKey, str]
-) -> dict[HelperKey, tuple[HelperTemplate, Path]]:
-    found: dict[HelperKey, tuple[HelperTemplate, Path]] = {}
-    for result in results.values():
-        for template in result.helpers:
-            key = (roots[result.path], template.qualified_name)
-            if key not in refused:
-                found[key] = (template, result.path)
-    return found
-
-
-def _visible(
-    templates: Mapping[HelperKey, tuple[HelperTemplate, Path]],
-    names: Mapping[Path, ModuleNames],
-    caller: Path,
-) -> dict[str, tuple[HelperKey, HelperTemplate]]:
-    """The helpers `caller` can import, under each name it can import them by: the
-    defining module's names whose root directory holds the caller (two packages of one
-    name in a monorepo do not see each other's). Deeper roots win a name."""
-    where = caller.resolve()
-    found: dict[str, tuple[HelperKey, HelperTemplate, int]] = {}
-    for key, (template, path) in templates.items():
-        module = names[path]
-        local = template.qualified_name[len(module.name or "") + 1 :]
-        for name, root in module.names:
-            if root not in where.parents:
-                continue
-            depth = len(root.parts)
-            qualified = f"{name}.{local}"
-            if qualified not in found or found[qualified][2] < depth:
-                found[qualified] = (key, template, depth)
-    return {q: (key, template) for q, (key, template, _) in found.items()}
-
-
-class _Views:
-    """What each file sees of the helpers (`_visible`), worked out for the files that
-    need it only (a run has thousands of files and a few helpers' callers)."""
-
-    def __init__(
-        self,
-        templates: Mapping[HelperKey, tuple[HelperTemplate, Path]],
-        names: Mapping[Path, ModuleNames],
-    ) -> None:
-        self.templates = templates
-        self.names = names
-        self.seen: dict[Path, dict[str, tuple[HelperKey, HelperTemplate]]] = {}
-
-    def __call__(self, path: Path) -> dict[str, tuple[HelperKey, HelperTemplate]]:
-        if path not in self.seen:
-            self.seen[path] = _visible(self.templates, self.names, path)
-        return self.seen[path]
-
-
-def _key_of(
-    view: Mapping[str, tuple[HelperKey, HelperTemplate]], root: str, qualified: str
-) -> HelperKey:
-    """The helper a caller's name for it means (its own module's helpers by their name)."""
-    if qualified in view:
-        return view[qualified][0]
-    for key, template in view.values():
-        if template.qualified_name == qualified:
-            return key
-    return (root, qualified)
-
-
-def _mark_units(
-    results: Mapping[Path, FileResult], roots: Mapping[Path, str], refused: Mapping[HelperKey, str]
-) -> None:
-    for result in results.values():
-        root = roots[result.path]
-        keys = {(root, t.qualified_name) for t in result.helpers}
-        keys |= {(root, q) for q in result.called}
-        result.units = frozenset(f"{r}:{q}" for r, q in keys if (r, q) not in refused)
+        again |= {p for p in files if may_call(results[p], withdrawn_templates)}
+    mark_units(results, roots, refused)
 
 
 def write_order(results: Sequence[FileResult]) -> list[FileResult]:
@@ -506,27 +250,6 @@ def write_groups(results: Sequence[FileResult]) -> list[list[FileResult]]:
             singles.append([result])
     ordered = [sorted(g, key=lambda r: bool(r.helpers)) for g in groups.values()]
     return singles + ordered
-
-
-def _may_call(result: FileResult, helpers: Iterable[HelperTemplate]) -> bool:
-    """Whether a file may call a helper of another module: it names the helper and the
-    last part of the helper's module (as `from .chunks import make` does), each as a
-    whole word (`test_text_chunk_sends` does not name `_text_chunk`)."""
-    own = {t.qualified_name for t in result.helpers}
-    data = result.original
-    for template in helpers:
-        if template.qualified_name in own:
-            continue
-        module, _, name = template.qualified_name.rpartition(".")
-        if _word(name, data) and _word(module.rpartition(".")[2], data):
-            return True
-    return False
-
-
-def _word(name: str, data: bytes) -> bool:
-    if name.encode() not in data:  # the cheap test first
-        return False
-    return re.search(rb"\b" + re.escape(name.encode()) + rb"\b", data) is not None
 
 
 MIN_FILES_PER_WORKER = 16

@@ -13,30 +13,10 @@ from pathlib import Path
 import pytest
 
 from acp_schema.migrations.modules import module_names
+from tests.migration_oracle.vendored import VENDORED
 
 from .migrate_support import migrate, write_files
 
-VENDORED = textwrap.dedent(
-    """\
-    from typing import Literal
-
-    from pydantic import BaseModel
-
-
-    class SessionMessage(BaseModel):
-        session_update: Literal["session_message"] = "session_message"
-        message_id: str
-        sender_session_id: str | None = None
-
-
-    class SessionMessageChunk(BaseModel):
-        session_update: Literal["session_message_chunk"] = "session_message_chunk"
-        message_id: str
-        content: str
-        sender_session_id: str | None = None
-        recipient_session_id: str | None = None
-    """
-)
 USE = textwrap.dedent(
     """\
     from acme.proto.models import SessionMessageChunk

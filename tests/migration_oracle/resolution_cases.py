@@ -11,32 +11,7 @@ a rewrite is equivalent when the upsert it adds carries the same participants.""
 from __future__ import annotations
 
 from .harness import Case
-
-VENDORED = """
-from typing import Literal
-
-from pydantic import BaseModel
-
-
-class TextContent(BaseModel):
-    type: Literal["text"] = "text"
-    text: str
-
-
-class SessionMessage(BaseModel):
-    session_update: Literal["session_message"] = "session_message"
-    message_id: str
-    sender_session_id: str | None = None
-    recipient_session_id: str | None = None
-
-
-class SessionMessageChunk(BaseModel):
-    session_update: Literal["session_message_chunk"] = "session_message_chunk"
-    message_id: str
-    content: TextContent
-    sender_session_id: str | None = None
-    recipient_session_id: str | None = None
-"""
+from .vendored import VENDORED
 
 SRC = "src"
 

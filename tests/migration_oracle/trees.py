@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .vendored import VENDORED
+
 
 @dataclass(frozen=True)
 class Tree:
@@ -17,27 +19,6 @@ class Tree:
     files: dict[str, str]
     expect: dict[tuple[str, str], str] = field(default_factory=dict)
 
-
-VENDORED = """\
-from typing import Literal
-
-from pydantic import BaseModel
-
-
-class SessionMessage(BaseModel):
-    session_update: Literal["session_message"] = "session_message"
-    message_id: str
-    sender_session_id: str | None = None
-    recipient_session_id: str | None = None
-
-
-class SessionMessageChunk(BaseModel):
-    session_update: Literal["session_message_chunk"] = "session_message_chunk"
-    message_id: str
-    content: str
-    sender_session_id: str | None = None
-    recipient_session_id: str | None = None
-"""
 
 # The application's own events, which also carry participant IDs (look-alikes).
 EVENTS = """\
