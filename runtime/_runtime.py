@@ -278,11 +278,13 @@ def _problem(value: Any) -> str:
     return "a value that is not JSON"
 
 
-# The free-form value of a Python-mode validation; JSON text is JSON already (no cost there).
+# A free-form value: from Python, JSON values only; from JSON text, which is JSON already,
+# only the `NaN` token to refuse. Marked done for both rewrites (`_with_json_values`,
+# `_with_nan_refused`), so the NaN rewrite does not wrap it a second time.
 _FREE_FORM = core_schema.json_or_python_schema(
-    json_schema=core_schema.any_schema(),
+    json_schema=core_schema.no_info_after_validator_function(_refuse_nan, core_schema.any_schema()),
     python_schema=core_schema.no_info_plain_validator_function(_json_value),
-    metadata={"acp_json_value": True},
+    metadata={"acp_json_value": True, _NAN_DONE: True},
 )
 
 
