@@ -99,6 +99,8 @@ def typecheck(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
     target = session.create_tmp() + "/site"
     shutil.rmtree(target, ignore_errors=True)  # pip --target does not replace old files
+    # build/ may still hold modules a layout change moved away; setuptools would ship them.
+    shutil.rmtree("build", ignore_errors=True)
     session.run("pip", "install", "--quiet", "--no-deps", "--target", target, ".")
     session.run("mypy", "--strict", "-p", "acp_schema", env={"MYPYPATH": target}, external=False)
 

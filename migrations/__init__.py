@@ -1,27 +1,22 @@
-"""libcst codemods that move downstream code onto the revised session-message API.
+"""libcst codemods that move downstream code onto the revised session-message API, and the
+machinery to run them safely over large trees.
 
-The `chunk-identity` family (docs/migration.md): participant IDs leave
-`SessionMessageChunk` and travel on a `SessionMessage` upsert sent before the chunk.
+Four layers; each may import only the layers below it (tests/test_layout.py enforces it
+with import-linter's layers contract, `[tool.importlinter]` in pyproject.toml):
 
-One rule per module, each with its `EXAMPLES` (`examples`): `chunk_constructor`,
-`chunk_builder`, `chunk_dict`, `chunk_read`, `chunk_import`, and `chunk_identity`,
-which plans the whole family for a module; `accounting` gives every occurrence of a
-removed name (`occurrences`, from the tokens; `occurrence_nodes`, the node each
-stands at) its verdict and reports what no rule accounts for (rule `occurrence`).
-Their libcst codemod commands are in `commands`.
-Shared by them: `module_facts` (what the metadata says) and `facts` (what values
-hold), `candidates` (the one collecting pass), `planner` with `sites` and `hoisting`
-(where a chunk is sent and where its upsert goes), `placement` (one chunk's planned
-edits), `stability` (an ID unchanged between build and send), `generators` (widening a
-generator's element type), `upserts` (building the upsert), `helper_calls` (which
-helpers qualify, their templates), `helper_sources` (a helper's call as a chunk
-source), `helper_planning` (planning chunks that pass through helpers), `plan` (edits
-and how they are applied), `syntax` and `imports` (plain libcst helpers), `bindings`
-and `rules` (configuration and rule IDs), `acknowledge` (`# acp-migrate: ok[RULE]`
-comments).
-`acp-schema migrate` is `cli`, over `runner` (many files, worker processes) with
-`file_migration` (one file) and `helper_views` (helpers called across modules), `files`
-(discovery and safe writes), `modules` (module names as Python imports them), `config`
-(`pyproject.toml` settings) and `old_bindings` (old chunk classes declared in the run's
-own files).
+- `cli`: the `acp-schema migrate` command (arguments, reports, `--check` gating).
+- `chunk_identity`: the one migration so far. Participant IDs leave `SessionMessageChunk`
+  and travel on a `SessionMessage` upsert sent before the chunk (docs/migration.md): its
+  libcst commands, its planning, its rules (each with its own examples) and the
+  accounting of every occurrence of the removed names.
+- `resolution`: what a name or expression in a user's code refers to among the bindings,
+  shared by any tool that reads user code: module names as Python resolves them, which
+  modules are the bindings (and vendored copies of them), facades, aliases, the
+  conservative facts about values.
+- `framework`: what any codemod run needs and no migration knows: file discovery and
+  all-or-nothing writes, settings, findings and rule selection, acknowledgements, rule
+  examples, plain libcst helpers.
+
+`acp_schema.migrations.commands` is the old home of the libcst commands, kept working with
+a deprecation warning.
 """

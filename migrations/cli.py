@@ -30,15 +30,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint
-
-from .rules import FAMILIES, RULES, Finding, UnknownRuleError, expand, select_rules
+from acp_schema.migrations.chunk_identity.rule_ids import (
+    FAMILIES,
+    RULES,
+    UnknownRuleError,
+    expand,
+    select_rules,
+)
+from acp_schema.migrations.framework.findings import Finding
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
-
-    from .config import Config
-    from .file_migration import FileResult, Options
-    from .old_bindings import OldBindings
+    from acp_schema.migrations.chunk_identity.file_migration import FileResult, Options
+    from acp_schema.migrations.framework.config import Config
+    from acp_schema.migrations.resolution.old_bindings import OldBindings
 
 EXIT_PENDING = EXIT_PROBLEMS  # --check: changes or unacknowledged warnings are pending
 EXIT_ERROR = EXIT_UNUSABLE
@@ -151,10 +156,10 @@ def migrate_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
-    from .config import ConfigError, ConfigFinder
-    from .file_migration import MAX_FILE_BYTES, Options
-    from .files import Write, discover, excluded, write_all
-    from .runner import run_all, write_order
+    from acp_schema.migrations.chunk_identity.file_migration import MAX_FILE_BYTES, Options
+    from acp_schema.migrations.chunk_identity.run import run_all, write_order
+    from acp_schema.migrations.framework.config import ConfigError, ConfigFinder
+    from acp_schema.migrations.framework.files import Write, discover, excluded, write_all
 
     # Everything that can make the run unusable is checked before any file is written.
     if args.json is not None and not args.json.parent.is_dir():
@@ -273,7 +278,7 @@ def migrate_command(args: argparse.Namespace) -> int:
 def _bindings_used(options: Iterable[Options], old: OldBindings) -> dict[str, Any]:
     """Which bindings the run used: always the defaults, those configured (command line
     or pyproject.toml), and the old chunk classes found in the run's files."""
-    from .bindings import DEFAULT_BINDINGS
+    from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS
 
     configured = sorted({m for o in options for m in o.bindings if m not in DEFAULT_BINDINGS})
     return {

@@ -30,9 +30,18 @@ def installed_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     maps it (`acp_schema` is `runtime/`, its `v1`/`v2` are `generated/v1`, `generated/v2`),
     which is all mypy reads here."""
     target = tmp_path_factory.mktemp("site")
+    # From a copy of the sources: setuptools reuses the checkout's build/ folder, which
+    # still holds modules a layout change has moved away.
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(REPO / name, source / name)
+    for folder in ("runtime", "generated", "codegen", "migrations"):
+        shutil.copytree(
+            REPO / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
     command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
     done = subprocess.run(
-        [*command, str(REPO)], capture_output=True, text=True, check=False, timeout=300
+        [*command, str(source)], capture_output=True, text=True, check=False, timeout=300
     )
     if done.returncode != 0:
         shutil.rmtree(target)

@@ -10,9 +10,9 @@ import libcst as cst
 from libcst.codemod import CodemodContext, CodemodTest
 
 from acp_schema.cli import main
-from acp_schema.migrations.commands import ChunkIdentityCommand, MigrationCommand
-from acp_schema.migrations.plan import HelperTemplate
-from acp_schema.migrations.rules import Finding
+from acp_schema.migrations.chunk_identity.commands import ChunkIdentityCommand, MigrationCommand
+from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
+from acp_schema.migrations.chunk_identity.rule_ids import Finding
 
 
 def migrate(*args: str | Path) -> int:

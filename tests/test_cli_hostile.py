@@ -559,7 +559,7 @@ def test_ctrl_c_in_migrate_exits_130_with_one_line(tmp_path: Path) -> None:
     (tmp_path / "code.py").write_text("x = 1\n")
     code = (
         "import os, signal, time\n"
-        "import acp_schema.migrations.runner as runner\n"
+        "import acp_schema.migrations.chunk_identity.run as runner\n"
         "def run(*args, **kwargs):\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "    time.sleep(60)\n"
@@ -1119,7 +1119,7 @@ def test_an_interrupted_migrate_write_leaves_no_temporary_files(
 ) -> None:
     # Ctrl-C (or SIGTERM, raised alike) while the new texts are staged: the staged
     # temporary files go, the files keep their old bytes.
-    from acp_schema.migrations import files as files_module
+    from acp_schema.migrations.framework import files as files_module
 
     paths = [tmp_path / f"{name}.py" for name in "abc"]
     for path in paths:

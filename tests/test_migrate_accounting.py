@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_schema.migrations.rules import ALL_RULES, OCCURRENCE
-from acp_schema.migrations.runner import FileResult, Options, run
+from acp_schema.migrations.chunk_identity.rule_ids import ALL_RULES, OCCURRENCE
+from acp_schema.migrations.chunk_identity.run import FileResult, Options, run
 from tests.migration_oracle.cases import CASES
 from tests.migration_oracle.harness import Case, _write
 from tests.migration_oracle.occurrence_scan import scan_source

@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from acp_schema.migrations import rules
-from acp_schema.migrations.commands import ChunkBuilderCommand
+from acp_schema.migrations.chunk_identity import rule_ids as rules
+from acp_schema.migrations.chunk_identity.commands import ChunkBuilderCommand
 
 from .migrate_support import MigrationTest
 

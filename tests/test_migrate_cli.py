@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from acp_schema.migrations.cli import _ProgressBar
-from acp_schema.migrations.files import (
+from acp_schema.migrations.framework.files import (
     FileChangedError,
     GitignoreMatcher,
     discover,
@@ -202,7 +202,7 @@ class TestFiles:
         assert len(discover([root], gitignore=False).files) == 3
 
     def test_gitignore_without_git(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr("acp_schema.migrations.files.shutil.which", lambda name: None)
+        monkeypatch.setattr("acp_schema.migrations.framework.files.shutil.which", lambda name: None)
         root = write_files(
             tmp_path,
             {
@@ -337,7 +337,7 @@ class TestRepositoryRuns:
                 "app/test_helpers.py": tests,
             },
         )
-        from acp_schema.migrations import runner
+        from acp_schema.migrations.chunk_identity import run as runner
 
         runs: list[str] = []
         migrate_bytes = runner.migrate_bytes
@@ -368,7 +368,7 @@ class TestRepositoryRuns:
     ) -> None:
         files = {"app/__init__.py": "", "app/helpers.py": HELPERS, "app/use.py": CALLER}
         root = write_files(tmp_path, files)
-        from acp_schema.migrations import runner
+        from acp_schema.migrations.chunk_identity import run as runner
 
         settle = runner._settle_helpers
 
@@ -404,8 +404,8 @@ class TestRepositoryRuns:
         done = write_files(tmp_path / "done", files)
         assert migrate(done) == 0
         stopped = write_files(tmp_path / "stopped", files)
-        from acp_schema.migrations.rules import ALL_RULES
-        from acp_schema.migrations.runner import Options, run, write_groups
+        from acp_schema.migrations.chunk_identity.rule_ids import ALL_RULES
+        from acp_schema.migrations.chunk_identity.run import Options, run, write_groups
 
         paths = sorted(stopped.rglob("*.py"))
         [group] = write_groups(run(paths, Options(rules=ALL_RULES)))
@@ -422,9 +422,9 @@ class TestRepositoryRuns:
     def test_two_jobs_give_the_same_result_as_one(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        from acp_schema.migrations import runner
+        from acp_schema.migrations.framework import pool
 
-        monkeypatch.setattr(runner, "MIN_FILES_PER_WORKER", 1)  # workers even for a few files
+        monkeypatch.setattr(pool, "MIN_FILES_PER_WORKER", 1)  # workers even for a few files
         files: dict[str, str | bytes] = {
             "app/__init__.py": "",
             "app/helpers.py": HELPERS,
@@ -459,7 +459,7 @@ def test_libcst_tool_runs_the_codemod(tmp_path: Path) -> None:
             "--no-format",
             "--hide-progress",
             "-x",
-            "acp_schema.migrations.commands.ChunkIdentityCommand",
+            "acp_schema.migrations.chunk_identity.commands.ChunkIdentityCommand",
             str(path),
         ],
         capture_output=True,
@@ -474,7 +474,7 @@ def test_libcst_tool_runs_the_codemod(tmp_path: Path) -> None:
 def test_an_internal_error_fails_only_its_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from acp_schema.migrations import chunk_identity
+    from acp_schema.migrations.chunk_identity import family as chunk_identity
 
     real = chunk_identity.plan_module
 
@@ -498,7 +498,7 @@ class TestPrefilter:
     )
     def test_generated_bindings_are_known_by_their_header(self, command: str) -> None:
         from acp_schema.codegen.generate.package_files import header_lines, seal
-        from acp_schema.migrations.bindings import is_generated_bindings
+        from acp_schema.migrations.resolution.bindings import is_generated_bindings
 
         header = header_lines("schema.unstable.json", "0.89.0", "0" * 64, command)
         assert is_generated_bindings(seal(header + "\n" + OLD).encode())
@@ -508,7 +508,7 @@ class TestPrefilter:
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         from acp_schema.codegen.generate.package_files import header_lines, seal
-        from acp_schema.migrations import runner
+        from acp_schema.migrations.chunk_identity import run as runner
 
         generated = seal(header_lines("schema.unstable.json", "0.89.0", "0" * 64) + "\n" + OLD)
         app = "class Event:\n    sender_session_id: str\n\ndef who(e):\n    return e.sender_session_id\n"
@@ -536,7 +536,7 @@ class TestPrefilter:
 def test_few_files_are_migrated_in_process_whatever_jobs_says(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from acp_schema.migrations import runner
+    from acp_schema.migrations.chunk_identity import run as runner
 
     here: list[str] = []  # calls made in this process (a worker's calls are not seen)
     real = runner.migrate_bytes

@@ -5,9 +5,9 @@
 
 from __future__ import annotations
 
-from acp_schema.migrations import rules
-from acp_schema.migrations.commands import ChunkConstructorCommand
-from acp_schema.migrations.plan import HelperTemplate, Param
+from acp_schema.migrations.chunk_identity import rule_ids as rules
+from acp_schema.migrations.chunk_identity.commands import ChunkConstructorCommand
+from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate, Param
 
 from .migrate_support import MigrationTest, run_codemod
 

@@ -15,10 +15,10 @@ from typing import ClassVar
 
 import pytest
 
-from acp_schema.migrations import files as files_module
-from acp_schema.migrations.files import Write, discover, write_all
-from acp_schema.migrations.rules import ALL_RULES
-from acp_schema.migrations.runner import Options, migrate_bytes
+from acp_schema.migrations.chunk_identity.rule_ids import ALL_RULES
+from acp_schema.migrations.chunk_identity.run import Options, migrate_bytes
+from acp_schema.migrations.framework import files as files_module
+from acp_schema.migrations.framework.files import Write, discover, write_all
 
 from .migrate_support import migrate, write_files
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from acp_schema.migrations import rules
-from acp_schema.migrations.bindings import Bindings, defined_names
-from acp_schema.migrations.commands import ChunkImportCommand
+from acp_schema.migrations.chunk_identity import rule_ids as rules
+from acp_schema.migrations.chunk_identity.commands import ChunkImportCommand
+from acp_schema.migrations.resolution.bindings import Bindings, defined_names
 
 from .migrate_support import MigrationTest
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_schema.migrations.modules import module_names
+from acp_schema.migrations.resolution.modules import module_names
 from tests.migration_oracle.vendored import VENDORED
 
 from .migrate_support import migrate, write_files

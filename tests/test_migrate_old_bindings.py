@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_schema.migrations.old_bindings import find_old_bindings
+from acp_schema.migrations.resolution.old_bindings import find_old_bindings
 
 from .migrate_support import migrate, write_files
 
@@ -98,9 +98,9 @@ class TestDetection:
     def test_worker_processes_see_the_detected_bindings(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        from acp_schema.migrations import runner
+        from acp_schema.migrations.framework import pool
 
-        monkeypatch.setattr(runner, "MIN_FILES_PER_WORKER", 1)  # workers even for two files
+        monkeypatch.setattr(pool, "MIN_FILES_PER_WORKER", 1)  # workers even for two files
         root = write_files(
             tmp_path,
             {

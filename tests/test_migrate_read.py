@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from acp_schema.migrations import rules
+from acp_schema.migrations.chunk_identity import rule_ids as rules
 
 from .migrate_support import MigrationTest, run_codemod
 

@@ -8,17 +8,17 @@ from types import ModuleType
 
 import pytest
 
-from acp_schema.migrations import (
-    accounting,
+from acp_schema.migrations.chunk_identity import rule_ids as rules
+from acp_schema.migrations.chunk_identity.accounting import accounting
+from acp_schema.migrations.chunk_identity.commands import ChunkIdentityCommand
+from acp_schema.migrations.chunk_identity.rules import (
     chunk_builder,
     chunk_constructor,
     chunk_dict,
     chunk_import,
     chunk_read,
-    rules,
 )
-from acp_schema.migrations.commands import ChunkIdentityCommand
-from acp_schema.migrations.examples import Example, Invalid, Valid
+from acp_schema.migrations.framework.examples import Example, Invalid, Valid
 
 from .migrate_support import run_codemod
 

@@ -51,9 +51,9 @@ from libcst.codemod import Codemod, CodemodContext
 from libcst.metadata import MetadataWrapper
 
 from acp_schema.cli import main as cli_main
-from acp_schema.migrations.facts import METADATA
-from acp_schema.migrations.rules import ALL_RULES
-from acp_schema.migrations.runner import Options, may_be_affected, migrate_bytes
+from acp_schema.migrations.chunk_identity.rule_ids import ALL_RULES
+from acp_schema.migrations.chunk_identity.run import Options, may_be_affected, migrate_bytes
+from acp_schema.migrations.resolution.facts import METADATA
 
 FILES = int(os.environ.get("ACP_BENCH_FILES", "2000"))
 AFFECTED_EVERY = 100

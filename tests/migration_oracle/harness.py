@@ -16,8 +16,8 @@ from typing import Literal
 from unittest import mock
 
 import acp_schema
-from acp_schema.migrations.rules import ALL_RULES
-from acp_schema.migrations.runner import FileResult, Options, run
+from acp_schema.migrations.chunk_identity.rule_ids import ALL_RULES
+from acp_schema.migrations.chunk_identity.run import FileResult, Options, run
 
 from .old_bindings import old_module
 from .recorder import Event, Recorder, differences

@@ -1,0 +1,301 @@
+"""Running the chunk-identity codemod over many files: cheap pre-check, per-file failure
+isolation, worker processes, and the second pass for helpers called across modules.
+
+Nothing here writes files: results carry the new bytes, and the CLI decides whether to
+write them, print a diff, or only count them. One file is migrated by
+`file_migration.migrate_bytes`; what each file sees of the helpers other modules
+define is worked out in `helper_views`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from acp_schema._input import InputError, read_bytes
+from acp_schema.cli_common import os_reason
+from acp_schema.migrations.chunk_identity import rule_ids as rules
+from acp_schema.migrations.chunk_identity.accounting.accounting import unrelated_by_reach
+from acp_schema.migrations.chunk_identity.accounting.occurrences import scan
+from acp_schema.migrations.chunk_identity.file_migration import (
+    FileResult,
+    Options,
+    may_be_affected,
+    migrate_bytes,
+)
+from acp_schema.migrations.chunk_identity.helper_views import (
+    HelperKey,
+    Views,
+    key_of,
+    mark_units,
+    may_call,
+    templates_of,
+)
+from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
+from acp_schema.migrations.framework.acknowledge import acknowledgements
+from acp_schema.migrations.framework.findings import Finding
+from acp_schema.migrations.framework.pool import WorkerPool
+from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS, is_generated_bindings
+from acp_schema.migrations.resolution.modules import forget as forget_modules
+from acp_schema.migrations.resolution.modules import module_names
+from acp_schema.migrations.resolution.old_bindings import (
+    OldBindings,
+    find_old_bindings,
+    reach_names,
+)
+
+NO_REACH = "the file names no chunk class, re-export of one, or chunk tag"
+
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Run:
+    results: list[FileResult]
+    old_bindings: OldBindings
+
+
+def run(
+    files: Sequence[Path],
+    options: Options | Mapping[Path, Options],
+    *,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> list[FileResult]:
+    """Migrate `files` in memory (see `run_all`)."""
+    return run_all(files, options, jobs=jobs, progress=progress).results
+
+
+def run_all(
+    files: Sequence[Path],
+    options: Options | Mapping[Path, Options],
+    *,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    account_skipped: bool = True,
+) -> Run:
+    """Migrate `files` (in memory), each with its own options (or the same for all).
+
+    `account_skipped`: also list the occurrences of removed names in the files the
+    prefilter skips (all unrelated: no chunk in reach); only a report shows them.
+
+    First the old chunk classes the files declare are found (rule old-bindings) and
+    treated as bindings everywhere. Pass 1 runs every file that may be affected; when
+    it finds helpers that other modules may call, pass 2 runs again, with their
+    templates, every file that names one of them."""
+    forget_modules()  # names are worked out afresh for each run
+    per_file = {path: options if isinstance(options, Options) else options[path] for path in files}
+    results: dict[Path, FileResult] = {}
+    contents: list[tuple[Path, bytes]] = []
+    for path in files:
+        try:  # the tools' one reader: a regular file, of a size memory can hold
+            contents.append((path, read_bytes(path)))
+        except (OSError, InputError) as err:
+            results[path] = FileResult(path, "failed", error=f"cannot read: {os_reason(err)}")
+    old = OldBindings()
+    if any(rules.OLD_BINDINGS in o.rules for o in per_file.values()):
+        modules = dict.fromkeys(
+            [*DEFAULT_BINDINGS, *(m for o in per_file.values() for m in o.bindings)]
+        )
+        old = find_old_bindings(contents, tuple(modules))
+    chunk_names = {n.rpartition(".")[2] for n, _ in old.chunk_classes}
+    constants, subclasses = reach_names(contents, chunk_names)
+    old = replace(old, tag_constants=constants, chunk_subclasses=subclasses)
+    if old != OldBindings():
+        per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
+    extra = tuple(name.encode() for name in (*chunk_names, *constants, *subclasses))
+    pending: list[tuple[Path, bytes]] = []
+    for path, data in contents:
+        if may_be_affected(data, extra):
+            if len(data) > per_file[path].max_file_bytes:
+                results[path] = _over_budget(path, data, per_file[path].max_file_bytes)
+            else:
+                pending.append((path, data))
+        elif is_generated_bindings(data):
+            results[path] = FileResult(path, "skipped", original=data)
+        else:
+            found = scan(data) if account_skipped else []
+            results[path] = FileResult(
+                path, "skipped", original=data, accounts=unrelated_by_reach(found, NO_REACH)
+            )
+    done = len(results)
+    total = len(files)
+    if progress:
+        progress(done, total)
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total)
+
+    with _Pool(jobs) as pool:
+        for result in pool.map_files(pending, per_file, None, None, tick):
+            results[result.path] = result
+        _settle_helpers(files, results, per_file, pool)
+    for declaration in old.declarations:
+        declaring = results.get(declaration.path)
+        if declaring is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
+            handled = acknowledgements(declaring.original).covers(
+                declaration.line, rules.OLD_BINDINGS
+            )
+            declaring.findings.append(
+                Finding(
+                    declaration.line,
+                    declaration.column,
+                    rules.OLD_BINDINGS,
+                    declaration.message(),
+                    "acknowledged" if handled else "warning",
+                )
+            )
+            declaring.findings.sort()
+    return Run([results[path] for path in files], old)
+
+
+def _over_budget(path: Path, data: bytes, budget: int) -> FileResult:
+    error = (
+        f"not migrated: {len(data)} bytes, over the per-file budget of {budget} "
+        "(--max-file-size; parsing takes about a thousand times the file's size in "
+        "memory), file left unchanged"
+    )
+    return FileResult(path, "failed", error=error, original=data)
+
+
+def _settle_helpers(
+    files: Sequence[Path],
+    results: dict[Path, FileResult],
+    options: Mapping[Path, Options],
+    pool: _Pool,
+) -> None:
+    """Give the calls of helpers in other modules their upserts, and withdraw every
+    helper rewrite that not all of its uses in the run can follow: one that a use
+    blocks (an impure argument, a re-export, a use without a call) or that no call in
+    the run reaches. Each round re-runs only the files concerned; the set of helpers
+    only shrinks, so it ends."""
+    names = {path: module_names(path) for path in files}
+    roots = {path: str(names[path].root) for path in files}
+    refused: dict[HelperKey, str] = {}
+    again: set[Path] | None = None  # None: every file that may call a helper
+    while True:
+        templates = templates_of(results, roots, refused)
+        if not templates and again is None:
+            break
+        if again is None:
+            targets = [p for p in files if may_call(results[p], [t for t, _ in templates.values()])]
+        else:
+            targets = [p for p in files if p in again]
+        targets = [p for p in targets if results[p].status != "failed"]
+        items = [(p, results[p].original) for p in targets]
+        view = Views(templates, names)
+        for result in pool.map_each(
+            items,
+            options,
+            [{q: t for q, (_, t) in view(p).items()} for p in targets],
+            [{q: why for (root, q), why in refused.items() if root == roots[p]} for p in targets],
+        ):
+            results[result.path] = result
+        called = {
+            key
+            for r in results.values()
+            for q in r.called
+            for key in [key_of(view(r.path), roots[r.path], q)]
+        }
+        blocked = {
+            key_of(view(r.path), roots[r.path], q): f"{r.path.name}: {why}"
+            for r in results.values()
+            for q, why in r.blocked.items()
+        }
+        for path in files:
+            failed = results[path]
+            if failed.status != "failed":
+                continue
+            for key, template in view(path).values():
+                if may_call(failed, [template]):
+                    # A file that may call it but could not be read: its calls are unknown.
+                    blocked.setdefault(key, f"{path.name} names it but could not be migrated")
+        withdrawn: dict[HelperKey, str] = {}
+        for key in templates:
+            if key in blocked:
+                withdrawn[key] = f"a use of it in this run cannot follow ({blocked[key]})"
+            elif key not in called:
+                withdrawn[key] = (
+                    "no call of it is in this run, so its callers cannot get the upsert"
+                )
+        if not withdrawn:
+            break
+        refused.update(withdrawn)
+        withdrawn_templates = [t for key, (t, _) in templates.items() if key in withdrawn]
+        again = {path for key, (_, path) in templates.items() if key in withdrawn}
+        again |= {p for p in files if may_call(results[p], withdrawn_templates)}
+    mark_units(results, roots, refused)
+
+
+def write_order(results: Sequence[FileResult]) -> list[FileResult]:
+    """The changed files in an order safe to write one after the other: every helper's
+    module after the modules whose calls of it got upserts (see `write_groups`)."""
+    return [result for group in write_groups(results) for result in group]
+
+
+def write_groups(results: Sequence[FileResult]) -> list[list[FileResult]]:
+    """Changed files in the groups that must be written together: a helper's module and
+    the modules whose calls of it got upserts. Within a group the callers come first
+    and the helpers' modules last, so that a run stopped half-way leaves the helpers
+    still carrying their IDs (and a re-run finishes the job, `--check` still failing)."""
+    changed = [r for r in results if r.new is not None]
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    for result in changed:
+        keys = sorted(result.units)
+        for other in keys[1:]:
+            parent[find(other)] = find(keys[0])
+    groups: dict[str, list[FileResult]] = {}
+    singles: list[list[FileResult]] = []
+    for result in changed:
+        if result.units:
+            groups.setdefault(find(min(result.units)), []).append(result)
+        else:
+            singles.append([result])
+    ordered = [sorted(g, key=lambda r: bool(r.helpers)) for g in groups.values()]
+    return singles + ordered
+
+
+class _Pool(WorkerPool[FileResult]):
+    """The framework's pool, running `migrate_bytes` with each file's helpers."""
+
+    def map_files(
+        self,
+        items: Sequence[tuple[Path, bytes]],
+        options: Mapping[Path, Options],
+        helpers: Mapping[str, HelperTemplate] | None,
+        refused: Mapping[str, str] | None,
+        tick: Callable[[], None] | None,
+    ) -> list[FileResult]:
+        return self.map_each(items, options, [helpers] * len(items), [refused] * len(items), tick)
+
+    def map_each(
+        self,
+        items: Sequence[tuple[Path, bytes]],
+        options: Mapping[Path, Options],
+        helpers: Sequence[Mapping[str, HelperTemplate] | None],
+        refused: Sequence[Mapping[str, str] | None],
+        tick: Callable[[], None] | None = None,
+    ) -> list[FileResult]:
+        """Migrate `items`, the i-th with `helpers[i]` and `refused[i]`."""
+        calls = [
+            (path, data, options[path], known, withdrawn)
+            for (path, data), known, withdrawn in zip(items, helpers, refused, strict=True)
+        ]
+        return self.map(migrate_bytes, calls, _crashed, tick)
+
+
+def _crashed(call: tuple[Any, ...], err: BaseException) -> FileResult:
+    path, data = call[0], call[1]
+    return FileResult(path, "failed", error=f"worker crashed: {err}", original=data)

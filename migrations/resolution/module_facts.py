@@ -1,0 +1,300 @@
+"""What the metadata of one module says, without any claim about values: parents,
+scopes, qualified names, positions, names and their assignments, and which classes are
+the bindings' (the chunk), the application's, or something else. `facts.Facts` builds
+the value facts ("this name holds a chunk") on top of it."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any
+
+import libcst as cst
+from libcst import MetadataDependent
+from libcst.metadata import (
+    Access,
+    Assignment,
+    CodeRange,
+    ImportAssignment,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedName,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+    Scope,
+    ScopeProvider,
+)
+from libcst.metadata.base_provider import ProviderT
+
+from acp_schema.migrations.framework.syntax import chain
+from acp_schema.migrations.resolution.bindings import CHUNK_CLASS, Bindings
+
+METADATA: tuple[ProviderT, ...] = (
+    ParentNodeProvider,
+    ScopeProvider,
+    QualifiedNameProvider,
+    PositionProvider,
+)
+# Their names (`Any`, `Mapping`, `Protocol`) say nothing about what a value is not.
+TYPING_MODULES = frozenset(
+    {"typing", "typing_extensions", "collections", "abc", "builtins", "types"}
+)
+
+
+class ModuleFacts:
+    """Queries over one module's resolved metadata."""
+
+    """Queries over one module's resolved metadata."""
+
+    def __init__(
+        self,
+        module: cst.Module,
+        metadata: MetadataDependent,
+        bindings: Bindings,
+        module_name: str | None = None,
+        package_name: str | None = None,
+    ) -> None:
+        self.module = module
+        self.bindings = bindings
+        self.module_name = module_name
+        self.package_name = package_name
+        self._metadata = metadata
+
+    # --- plain metadata ----------------------------------------------------------------
+
+    def _get(self, provider: ProviderT, node: cst.CSTNode) -> Any:
+        return self._metadata.get_metadata(provider, node, None)
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        parent: cst.CSTNode | None = self._get(ParentNodeProvider, node)
+        return parent
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        current = self.parent(node)
+        while current is not None:
+            yield current
+            current = self.parent(current)
+
+    def scope(self, node: cst.CSTNode) -> Scope | None:
+        scope: Scope | None = self._get(ScopeProvider, node)
+        return scope
+
+    def positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """Every node's position (the metadata already resolved for the module)."""
+        found: Mapping[cst.CSTNode, CodeRange] = self._metadata.metadata.get(PositionProvider, {})  # type: ignore[assignment]
+        return found
+
+    def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        where: CodeRange | None = self._get(PositionProvider, node)
+        return (where.start.line, where.start.column) if where else (0, 0)
+
+    def qualified_names(self, node: cst.CSTNode) -> set[str]:
+        """Qualified names of an imported or module-level name, relative imports resolved."""
+        found: Collection[QualifiedName] = self._get(QualifiedNameProvider, node) or ()
+        return {
+            self.absolute(qname.name)
+            for qname in found
+            if qname.source is not QualifiedNameSource.BUILTIN
+        }
+
+    def is_builtin(self, node: cst.CSTNode) -> bool:
+        """Whether a name is Python's builtin of that name (not shadowed)."""
+        found: Collection[QualifiedName] = self._get(QualifiedNameProvider, node) or ()
+        return any(qname.source is QualifiedNameSource.BUILTIN for qname in found)
+
+    def absolute(self, name: str) -> str:
+        """Resolve a relative qualified name (`.helpers.f`) against this module's package;
+        left relative (naming nothing) when the package is unknown or the dots climb above
+        its top package, where Python refuses the import."""
+        if not name.startswith("."):
+            return name
+        package = self.package_name
+        if package is None and self.module_name is not None:
+            package = self.module_name.rpartition(".")[0]
+        if not package:
+            return name
+        dots = len(name) - len(name.lstrip("."))
+        parts = package.split(".")
+        if dots > len(parts):
+            return name
+        return ".".join([*parts[: len(parts) - (dots - 1)], name[dots:]])
+
+    # --- statements and functions ------------------------------------------------------
+
+    def small_statement(self, node: cst.CSTNode) -> cst.BaseSmallStatement | None:
+        for current in (node, *self.ancestors(node)):
+            if isinstance(current, cst.BaseSmallStatement):
+                return current
+            if isinstance(current, cst.BaseCompoundStatement | cst.BaseSuite):
+                return None
+        return None
+
+    def block_statement(self, node: cst.CSTNode) -> cst.BaseStatement | None:
+        """The statement holding `node` that sits directly in a block (module or
+        indented body), where a line can be inserted before it."""
+        for current in (node, *self.ancestors(node)):
+            if isinstance(current, cst.BaseStatement):
+                holder = self.parent(current)
+                if isinstance(holder, cst.Module | cst.IndentedBlock):
+                    return current
+        return None
+
+    def function_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        for current in self.ancestors(node):
+            if isinstance(current, cst.FunctionDef):
+                return current
+            if isinstance(current, cst.Lambda | cst.ClassDef):
+                return None
+        return None
+
+    # --- names -------------------------------------------------------------------------
+
+    def access_of(self, name: cst.Name) -> Access | None:
+        scope = self.scope(name)
+        if scope is None:
+            return None
+        for access in scope.accesses[name]:
+            if access.node is name:
+                return access
+        return None
+
+    def single_assignment(self, name: cst.Name) -> Assignment | None:
+        """The one assignment a name use can see, or None (several, builtin, unknown)."""
+        access = self.access_of(name)
+        if access is None:
+            return None
+        referents = list(access.referents)
+        if len(referents) != 1 or not isinstance(referents[0], Assignment):
+            return None
+        return referents[0]
+
+    def assignment_of(self, target: cst.Name) -> Assignment | None:
+        """The Assignment record of a stored name."""
+        scope = self.scope(target)
+        if scope is None:
+            return None
+        for assignment in scope.assignments[target]:
+            if isinstance(assignment, Assignment) and assignment.node is target:
+                return assignment
+        return None
+
+    def local_name_for(self, qualified: str, at: cst.CSTNode) -> str | None:
+        """A name visible at `at` that is an import of exactly `qualified`."""
+        scope = self.scope(at)
+        if scope is None:
+            return None
+        global_scope = scope.globals
+        for assignment in global_scope.assignments:
+            if not isinstance(assignment, ImportAssignment):
+                continue
+            name = assignment.name
+            qnames = {self.absolute(q.name) for q in assignment.get_qualified_names_for(name)}
+            if qualified in qnames and self.resolves_to_module_level(name, at):
+                return name
+        return None
+
+    def resolves_to_module_level(self, name: str, at: cst.CSTNode) -> bool:
+        """Whether `name` at `at` means the module-level binding (no local shadow)."""
+        scope = self.scope(at)
+        if scope is None:
+            return False
+        current: Scope = scope
+        while current is not current.globals:
+            if name in current.assignments:
+                return False
+            current = current.parent
+        return True
+
+    def name_is_free(self, name: str, at: cst.CSTNode) -> bool:
+        """Whether nothing binds `name` where `at` sees it, module level included."""
+        scope = self.scope(at)
+        return (
+            scope is not None
+            and self.resolves_to_module_level(name, at)
+            and name not in scope.globals.assignments
+        )
+
+    # --- bindings classes --------------------------------------------------------------
+
+    def class_module(self, expr: cst.CSTNode, class_name: str) -> str | None:
+        """The bindings module when `expr` names `class_name` of the bindings."""
+        if not isinstance(expr, cst.Name | cst.Attribute):
+            return None
+        for qname in self.qualified_names(expr):
+            module = self.bindings.class_module(qname, class_name)
+            if module is not None:
+                return module
+        return None
+
+    def is_chunk_class(self, expr: cst.CSTNode) -> str | None:
+        return self.class_module(expr, CHUNK_CLASS)
+
+    def from_bindings(self, expr: cst.CSTNode) -> bool:
+        """Whether `expr` names something a bindings module defines (a class, mostly)."""
+        for qname in self.qualified_names(expr):
+            module = qname.rpartition(".")[0]
+            if module and self.bindings.owner(module):
+                return True
+        return False
+
+    def names_other_class(self, expr: cst.CSTNode) -> bool:
+        """Whether a type expression names something that is certainly not the chunk:
+        another bindings class, a builtin, or a class defined in this module."""
+        if self.is_chunk_class(expr):
+            return False
+        if isinstance(expr, cst.Name) and expr.value in {"str", "int", "dict", "list", "bytes"}:
+            return True
+        if chain(expr) is None:  # only plain dotted names name a class here
+            return False
+        if self.from_bindings(expr):
+            return True
+        if self.qualified_names(expr) & self.bindings.app_classes:  # a look-alike of the run
+            return True
+        if self._imported_other_class(expr):
+            return True
+        if isinstance(expr, cst.Name):
+            assignment = self.single_assignment(expr)
+            return (
+                assignment is not None
+                and isinstance(assignment.node, cst.ClassDef)
+                and not self.subclasses_chunk(assignment.node)
+            )
+        return False
+
+    def _imported_other_class(self, expr: cst.CSTNode) -> bool:
+        """An imported name (or an attribute of an imported module) that resolves to
+        something other than a chunk class, under another name than the chunk's: the
+        application's own class (`from app.events import MessageEvent`). A re-export of
+        the chunk keeps its name (`from app.facade import SessionMessageChunk`)."""
+        root = expr
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return False
+        assignment = self.access_of(root)
+        referents = list(assignment.referents) if assignment is not None else []
+        if len(referents) != 1 or not isinstance(referents[0], ImportAssignment):
+            return False
+        names = self.qualified_names(expr)
+        return bool(names) and all(
+            q.rpartition(".")[2] != CHUNK_CLASS
+            and q.rpartition(".")[2] not in self.bindings.tag_constants  # a chunk subclass
+            and self.bindings.class_module(q, CHUNK_CLASS) is None
+            and q.partition(".")[0] not in TYPING_MODULES
+            for q in names
+        )
+
+    def subclasses_chunk(self, node: cst.ClassDef, depth: int = 0) -> bool:
+        """Whether a class of this module derives from the chunk class (through classes
+        of this module too): its instances are chunks."""
+        for base in node.bases:
+            if self.is_chunk_class(base.value):
+                return True
+            if isinstance(base.value, cst.Name) and depth < 20:
+                assignment = self.single_assignment(base.value)
+                if (
+                    assignment is not None
+                    and isinstance(assignment.node, cst.ClassDef)
+                    and self.subclasses_chunk(assignment.node, depth + 1)
+                ):
+                    return True
+        return False
