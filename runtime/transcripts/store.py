@@ -22,11 +22,11 @@ differs (the rule: `MessageEntry`; docs/session-messages.md, "Decoded types").
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._fast import FastStruct
+from .claims import ClaimIndex
 from .decoding import _codec, decode_params, skim
 from .entries import (
     IDENTITY_FIELDS,
@@ -40,6 +40,7 @@ from .entries import (
     Version,
 )
 from .errors import NotSessionUpdateError, TranscriptError, UpdateDecodeError
+from .linking import LinkResolver
 from .wire import wire_form
 
 if TYPE_CHECKING:
@@ -67,8 +68,6 @@ __all__ = [
     "Version",
     "wire_form",
 ]
-
-_NO_REFERENCE = Link("none")
 
 _SESSION_FIELDS = frozenset({"sender_session_id", "recipient_session_id"})
 
@@ -106,15 +105,8 @@ class TranscriptStore:
         # One string object per session ID that entries hold (each line decodes its own
         # copy; a log names a few sessions many times over).
         self._session_ids: dict[str, str] = {}
-        # Address a reference names -> the first entry naming it; further ones, which
-        # make a conflict, in `_more_claims`. Almost every address has one claimant.
-        self._claims: dict[tuple[str, str], MessageEntry] = {}
-        self._more_claims: dict[tuple[str, str], list[MessageEntry]] = {}
-        # For a contested address (in `_more_claims`): which claimants fit the view there,
-        # worked out once per change of those views, so that asking for each rival's
-        # link does not walk every other rival again (`_rivals`).
-        self._rivals: dict[tuple[str, str], _Rivals] = {}
-        self._rivals_changed: dict[tuple[str, str], int] = {}  # claimant learned facts
+        self._claims = ClaimIndex(self._transcripts)
+        self._links = LinkResolver(self._transcripts, self._seen, self._claims)
 
     # --- applying updates ---
 
@@ -236,72 +228,8 @@ class TranscriptStore:
                     entry._conflicts.append(conflict)
         if learned:
             entry._version += 1
-            self._index_claims(entry)
+            self._claims.index(entry)
         return entry
-
-    def _index_claims(self, entry: MessageEntry) -> None:
-        """Record the address each reference of `entry` names, once it is complete (L2).
-
-        O's `recipientMessageId` names an entry of transcript `recipientSessionId`; I's
-        `senderMessageId` an entry of transcript `senderSessionId`.
-        """
-        for address in self._claimed_by(entry):  # what it learned may unfit it for them
-            if address in self._more_claims:
-                self._rivals_changed[address] = self._rivals_changed.get(address, 0) + 1
-        if not entry._claims_outgoing:
-            recipient = entry.recipient_session_id
-            reference = entry.recipient_message_id
-            if recipient is not None and reference is not None:
-                self._claim(entry, (recipient, reference))
-                entry._claims_outgoing = True
-        if not entry._claims_incoming:
-            sender = entry.sender_session_id
-            reference = entry.sender_message_id
-            if sender is not None and reference is not None:
-                self._claim(entry, (sender, reference))
-                entry._claims_incoming = True
-
-    def _claim(self, entry: MessageEntry, address: tuple[str, str]) -> None:
-        if address not in self._claims:
-            self._claims[address] = entry
-        else:
-            self._more_claims.setdefault(address, []).append(entry)
-        if entry._named is None:
-            entry._named = address
-        named = self.entry(*address)
-        if named is not None:
-            named._version += 1
-
-    def _claimants(self, address: tuple[str, str]) -> list[MessageEntry]:
-        first = self._claims.get(address)
-        return [] if first is None else [first, *self._more_claims.get(address, ())]
-
-    @staticmethod
-    def _claimed_by(entry: MessageEntry) -> list[tuple[str, str]]:
-        """The addresses `entry` is indexed as a claimant of."""
-        out = []
-        if entry._claims_outgoing:
-            out.append(
-                (cast("str", entry.recipient_session_id), cast("str", entry.recipient_message_id))
-            )
-        if entry._claims_incoming:
-            out.append((cast("str", entry.sender_session_id), cast("str", entry.sender_message_id)))
-        return out
-
-    def _rivals_of(self, named: MessageEntry) -> _Rivals:
-        """The claimants of a contested address that fit the view `named` there. Valid
-        while that view learns nothing, no claimant learns anything and no claim is
-        added (each bumps the stamp): one pass over the claimants per change."""
-        address = named._key
-        stamp = (named._version, self._rivals_changed.get(address, 0))
-        rivals = self._rivals.get(address)
-        if rivals is None or rivals.stamp != stamp:
-            claimants = self._claimants(address)
-            problems = [_claim_problem(claimant, named) for claimant in claimants]
-            viable = [c for c, problem in zip(claimants, problems, strict=True) if problem is None]
-            first = min((p for p in problems if p is not None), default=None)
-            rivals = self._rivals[address] = _Rivals(stamp, viable, first)
-        return rivals
 
     def release_content(self, entry: MessageEntry) -> None:
         """Let go of the content blocks and chunk records `entry` holds now, for a reader
@@ -350,116 +278,7 @@ class TranscriptStore:
 
         A few dictionary lookups: the indexes are kept up to date by `apply`.
         """
-        transcript = self._transcripts.get(session_id)
-        entry = None if transcript is None else transcript.get(message_id)
-        if entry is None:
-            return None
-        cached = entry._cached
-        if cached is not None:
-            link, version, partner, partner_version = cached
-            if entry._version == version and partner._version == partner_version:
-                return link
-        if entry.recipient_message_id is not None and entry.sender_message_id is not None:
-            return Link("conflict", None, _BOTH)
-        named = entry._named  # the address its one reference names, once complete
-        if named is not None:
-            return self._link_by_own_reference(entry, named)
-        return self._link_by_claims(entry)
-
-    def _link_by_own_reference(self, entry: MessageEntry, named: tuple[str, str]) -> Link:
-        """The view carries a complete reference: that pair alone decides (L3, L4)."""
-        key = entry._key
-        if named == key:
-            return Link("conflict", None, "the view names itself")
-        transcript = self._transcripts.get(named[0])
-        partner = None if transcript is None else transcript.get(named[1])
-        if partner is not None:
-            if partner.recipient_message_id is not None and partner.sender_message_id is not None:
-                return Link("conflict", None, f"counterpart {_text(named)}: {_BOTH}")
-            partner_named = partner._named
-            if partner_named is not None:
-                # Both views carry a reference: they name each other or stay unlinked.
-                if partner_named == key and (
-                    (entry.recipient_message_id is None) != (partner.recipient_message_id is None)
-                ):
-                    # Two references that name each other settle the link for good; a
-                    # participant ID that contradicts a view's place is only noted.
-                    notes = [
-                        f"{view.address}: {problem}"
-                        for view in (entry, partner)
-                        if (problem := _role_problem(view)) is not None
-                    ]
-                    return _cache_linked(entry, partner, "; ".join(notes))
-                if partner_named == key:
-                    field = (
-                        "recipientMessageId" if entry.recipient_message_id else "senderMessageId"
-                    )
-                    return Link("conflict", None, f"both views carry {field}")
-                return Link(
-                    "conflict",
-                    None,
-                    f"this view names {_text(named)}, but {_text(named)} names "
-                    f"{_text(partner_named)}",
-                )
-        problem = _role_problem(entry)
-        if problem is not None:
-            return Link("conflict", None, problem)
-        if partner is None:
-            where = (
-                f"no session message {named[1]!r} in it yet"
-                if named[0] in self._seen
-                else "that transcript is not loaded"
-            )
-            return Link("pending", Address(*named), where)
-        # The counterpart carries no complete reference (yet): one reference is enough,
-        # unless another view's reference names the same counterpart just as well.
-        # (What `_claim_problem` checks, less what is known already: neither view carries
-        # both references, and this one's reference fits it.)
-        problem = _role_problem(partner)
-        if problem is not None:
-            return Link("conflict", None, f"{partner.address}: {problem}")
-        problem = _pair_problem(entry, partner)
-        if problem is not None:
-            return Link("conflict", None, problem)
-        if named in self._more_claims:
-            rivals = self._rivals_of(partner)  # `entry` is among them: it fits, as above
-            if len(rivals.viable) > 1:
-                return Link("conflict", None, rivals.contest(_text(named)))
-        return _cache_linked(entry, partner)
-
-    def _link_by_claims(self, entry: MessageEntry) -> Link:
-        """The view has no complete reference: the views whose reference names it decide."""
-        key = entry._key
-        first = self._claims.get(key)
-        if first is None:
-            missing = _missing_reference(entry)
-            return Link("none", None, missing) if missing else _NO_REFERENCE
-        if key not in self._more_claims:
-            problem = _claim_problem(first, entry)
-            if problem is not None:
-                return self._not_named(entry, problem)
-            return _cache_linked(entry, first)
-        rivals = self._rivals_of(entry)
-        if len(rivals.viable) == 1:
-            return _cache_linked(entry, rivals.viable[0])
-        if rivals.viable:
-            return Link("conflict", None, rivals.contest("this view"))
-        assert rivals.first_problem is not None  # claimants, none viable: each has one
-        return self._not_named(entry, rivals.first_problem)
-
-    @staticmethod
-    def _not_named(entry: MessageEntry, problem: str) -> Link:
-        """Only unfit references name this view: the conflict is the claimant's (L3); this
-        view has no usable reference of its own."""
-        missing = _missing_reference(entry)
-        return Link("none", None, f"{missing}; {problem}" if missing else problem)
-
-
-def _cache_linked(entry: MessageEntry, partner: MessageEntry, note: str = "") -> Link:
-    link = Link("linked", Address(partner.session_id, partner.message_id), note)
-    # Valid while neither view learns anything and no new reference names either.
-    entry._cached = (link, entry._version, partner, partner._version)
-    return link
+        return self._links.link(session_id, message_id)
 
 
 def _patched(stored: dict[str, Any] | None, patch: dict[str, Any]) -> dict[str, Any]:
@@ -471,141 +290,3 @@ def _patched(stored: dict[str, Any] | None, patch: dict[str, Any]) -> dict[str, 
         else:
             result[key] = value
     return result
-
-
-def _text(address: tuple[str, str]) -> str:
-    return f"{address[0]}/{address[1]}"
-
-
-def _missing_reference(entry: MessageEntry) -> str:
-    if entry.recipient_message_id is not None:
-        return "recipientMessageId is known, recipientSessionId not yet"
-    if entry.sender_message_id is not None:
-        return "senderMessageId is known, senderSessionId not yet"
-    return ""
-
-
-_BOTH = "the view carries both senderMessageId and recipientMessageId"
-
-
-# Views a conflict's reason lists by name; more are counted, so that the reason (printed
-# for every rival) stays short however many views name the same one.
-_SHOWN_VIEWS = 5
-
-
-class _Rivals:
-    """The claimants of one address that fit the view there, and the first reason (in
-    sorted order) of those that do not."""
-
-    __slots__ = ("_views", "first_problem", "stamp", "viable")
-
-    def __init__(
-        self, stamp: tuple[int, int], viable: list[MessageEntry], first_problem: str | None
-    ) -> None:
-        self.stamp = stamp
-        self.viable = viable
-        self.first_problem = first_problem
-        self._views: str | None = None
-
-    def contest(self, named: str) -> str:
-        if self._views is None:
-            self._views = _views(self.viable)
-        return f"{self._views} all name {named}, which names none of them (yet)"
-
-
-def _views(entries: list[MessageEntry]) -> str:
-    # The first few, sorted, so that the text does not depend on which update came first.
-    names = heapq.nsmallest(_SHOWN_VIEWS, (_text(e._key) for e in entries))
-    more = len(entries) - len(names)
-    return ", ".join(names) + (f" and {more} more view(s)" if more > 0 else "")
-
-
-def _role_problem(entry: MessageEntry) -> str | None:
-    """Why the one reference a view carries does not fit the view; stays once true.
-
-    `recipientMessageId` belongs on the outgoing view, in the sender's transcript;
-    `senderMessageId` on the incoming view, in the recipient's (L1).
-    """
-    here = entry.session_id
-    if entry.recipient_message_id is not None:
-        sender = entry.sender_session_id
-        if sender is not None and sender != here:
-            return (
-                f"recipientMessageId belongs on the outgoing view, but this view's sender is "
-                f"{sender!r}, not this transcript"
-            )
-    elif entry.sender_message_id is not None:
-        recipient = entry.recipient_session_id
-        if recipient is not None and recipient != here:
-            return (
-                f"senderMessageId belongs on the incoming view, but this view's recipient is "
-                f"{recipient!r}, not this transcript"
-            )
-    return None
-
-
-def _claim_problem(claimant: MessageEntry, named: MessageEntry) -> str | None:
-    """Why `claimant`, whose reference names `named`, cannot be linked with it by that
-    reference alone (`named` carries no complete reference). Facts only grow and each
-    reason rests on known values, so once a problem, always a problem."""
-    if claimant.recipient_message_id is not None and claimant.sender_message_id is not None:
-        return f"{claimant.address}: {_BOTH}"
-    if named.recipient_message_id is not None and named.sender_message_id is not None:
-        return f"{named.address}: {_BOTH}"
-    problem = _role_problem(claimant)
-    if problem is not None:
-        return f"{claimant.address}: {problem}"
-    problem = _role_problem(named)
-    if problem is not None:
-        return f"{named.address}: {problem}"
-    return _pair_problem(claimant, named)
-
-
-def _pair_problem(one: MessageEntry, other: MessageEntry) -> str | None:
-    """Why two views that a reference joins cannot be the two views of one message (L3).
-
-    Neither view carries both references, and at least one carries one: that is how the
-    pair was found.
-    """
-    if one.recipient_message_id is not None:
-        if other.recipient_message_id is not None:
-            return f"both {one.address} and {other.address} carry recipientMessageId"
-        outgoing, incoming = one, other
-    elif one.sender_message_id is not None:
-        if other.sender_message_id is not None:
-            return f"both {one.address} and {other.address} carry senderMessageId"
-        outgoing, incoming = other, one
-    elif other.recipient_message_id is not None:
-        outgoing, incoming = other, one
-    else:
-        outgoing, incoming = one, other
-    # The outgoing view sits in the sender's transcript, the incoming one in the recipient's.
-    sender = outgoing.session_id
-    s1, s2 = outgoing.sender_session_id, incoming.sender_session_id
-    if (s1 is not None and s1 != sender) or (s2 is not None and s2 != sender):
-        return f"the views disagree on the sender: {_listed(sender, s1, s2)}"
-    recipient = incoming.session_id
-    r1, r2 = outgoing.recipient_session_id, incoming.recipient_session_id
-    if (r1 is not None and r1 != recipient) or (r2 is not None and r2 != recipient):
-        return f"the views disagree on the recipient: {_listed(recipient, r1, r2)}"
-    out_ref, in_ref = outgoing.recipient_message_id, incoming.sender_message_id
-    if (out_ref is not None and out_ref != incoming.message_id) or (
-        in_ref is not None and in_ref != outgoing.message_id
-    ):
-        return (
-            f"the references do not name each other: {outgoing.address} names "
-            f"{_reference_text(outgoing)}, {incoming.address} names {_reference_text(incoming)}"
-        )
-    return None
-
-
-def _listed(*values: str | None) -> str:
-    return ", ".join(sorted({repr(v) for v in values if v is not None}))
-
-
-def _reference_text(entry: MessageEntry) -> str:
-    if entry.recipient_message_id is not None:
-        return f"{entry.recipient_session_id or '?'}/{entry.recipient_message_id}"
-    if entry.sender_message_id is not None:
-        return f"{entry.sender_session_id or '?'}/{entry.sender_message_id}"
-    return "nothing"
