@@ -48,10 +48,7 @@ class LinkResolver:
         self._rivals: dict[tuple[str, str], _Rivals] = {}
 
     def link(self, session_id: str, message_id: str) -> Link | None:
-        """The link state of an entry, or None if there is no such entry.
-
-        A few dictionary lookups: the indexes are kept up to date by `apply`.
-        """
+        """`TranscriptStore.link`: a few dictionary lookups, as `apply` keeps the indexes."""
         transcript = self._transcripts.get(session_id)
         entry = None if transcript is None else transcript.get(message_id)
         if entry is None:

@@ -18,6 +18,12 @@ JSON text is decoded by the fast path first (msgspec Structs, `acp_schema._fast`
 models only when the Structs refuse it, which is where every error and explanation comes
 from. The state is the same whichever path decoded a line; only the type of a content block
 differs (the rule: `MessageEntry`; docs/session-messages.md, "Decoded types").
+
+`TranscriptStore` is a facade over parts in modules of their own: what it holds
+(`entries`), decoding and skimming (`decoding`), applying updates (`applier`), the claims
+index (`claims`), link answers (`linking`) and their problem texts (`problems`), and the
+JSON form of content blocks (`wire`). Every name this module exported before the split
+still imports from here.
 """
 
 from __future__ import annotations
@@ -25,11 +31,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from .._fast import FastStruct
+from .applier import UpdateApplier
 from .claims import ClaimIndex
 from .decoding import _codec, decode_params, skim
+from .entries import IDENTITY_FIELDS as IDENTITY_FIELDS  # public here before the split
 from .entries import (
-    IDENTITY_FIELDS,
     Address,
     ChunkRecord,
     Conflict,
@@ -69,11 +75,6 @@ __all__ = [
     "wire_form",
 ]
 
-_SESSION_FIELDS = frozenset({"sender_session_id", "recipient_session_id"})
-
-
-# --- the store ---------------------------------------------------------------------------
-
 
 class TranscriptStore:
     """Session-message entries of any number of transcripts, for one protocol version.
@@ -92,21 +93,16 @@ class TranscriptStore:
         self.version: Version = version
         codec = _codec(version)
         self._codec = codec
+        # Read at each `apply`: None (set on the class or an instance) means the models only.
         self._fast_decode = codec.fast_decode if self._fast_path else None
-        self._fast_params_type = codec.fast_params_type
-        self._fast_message_type = codec.fast_message_type
-        self._fast_chunk_type = codec.fast_chunk_type
-        # v1 replaces `_meta` wholesale; v2 patches it by top-level key (rule M).
-        self._patch_meta = version == "v2"
-        # transcript -> messageId -> entry, each in first-seen order.
+        # transcript -> messageId -> entry, each in first-seen order; shared with the parts
+        # below, which fill it (the applier) and read it.
         self._transcripts: dict[str, dict[str, MessageEntry]] = {}
         # Every session any session/update was addressed to ("loaded" transcripts).
         self._seen: set[str] = set()
-        # One string object per session ID that entries hold (each line decodes its own
-        # copy; a log names a few sessions many times over).
-        self._session_ids: dict[str, str] = {}
-        self._claims = ClaimIndex(self._transcripts)
-        self._links = LinkResolver(self._transcripts, self._seen, self._claims)
+        claims = ClaimIndex(self._transcripts)
+        self._applier = UpdateApplier(codec, self._transcripts, self._seen, claims)
+        self._links = LinkResolver(self._transcripts, self._seen, claims)
 
     # --- applying updates ---
 
@@ -121,21 +117,7 @@ class TranscriptStore:
         `UpdateDecodeError` for a session/update that does not decode and
         `NotSessionUpdateError` for any other JSON-RPC message; the store is then unchanged.
         """
-        params = decode_params(self._codec, self._fast_decode, message)
-        update = params.update
-        kind = update.__class__
-        if kind is self._fast_chunk_type:
-            return self._append(params.session_id, update)
-        if kind is self._fast_message_type:
-            return self._upsert(params.session_id, update)
-        if not isinstance(update, FastStruct):  # decoded by the models, so they are loaded
-            models = self._codec.models
-            if kind is models.chunk_type:
-                return self._append(params.session_id, update)
-            if kind is models.message_type:
-                return self._upsert(params.session_id, update)
-        self._seen.add(params.session_id)
-        return None
+        return self._applier.apply(decode_params(self._codec, self._fast_decode, message))
 
     def apply_skimming(self, line: str | bytes) -> MessageEntry | None:
         """`apply` for a reader of whole logs: a `session/update` of another kind is
@@ -153,97 +135,13 @@ class TranscriptStore:
             return None
         return self.apply(message)
 
-    def _entry_for(self, session_id: str, message_id: str) -> MessageEntry:
-        transcript = self._transcripts.get(session_id)
-        if transcript is None:
-            transcript = self._transcripts[session_id] = {}
-            self._seen.add(session_id)
-        entry = transcript.get(message_id)
-        if entry is None:  # rule E: either kind creates an empty entry
-            session_id = self._session_ids.setdefault(session_id, session_id)
-            entry = transcript[message_id] = MessageEntry(session_id, message_id)
-        return entry
-
-    def _append(self, session_id: str, chunk: Any) -> MessageEntry:
-        entry = self._entry_for(session_id, chunk.message_id)
-        block = chunk.content
-        content = entry.content
-        number = entry._chunk_count
-        if entry._chunk_history is not None:
-            entry._chunk_history.append(block)
-        elif number == 0:
-            entry._chunk_start = len(content)
-        content.append(block)
-        entry._chunk_count = number + 1
-        meta = chunk.meta
-        if meta.__class__ is dict:  # omitted, null or malformed: the chunk has none
-            if entry._chunk_metas is None:
-                entry._chunk_metas = {number: meta}
-            else:
-                entry._chunk_metas[number] = meta
-        return entry
-
-    def _upsert(self, session_id: str, update: Any) -> MessageEntry:
-        entry = self._entry_for(session_id, update.message_id)
-
-        # Rule C. v1 says null or [] clears and a non-empty array replaces; v2 says null
-        # clears and any array replaces. Both end in the same state: cleared content is
-        # an empty list. A malformed value was decoded as MISSING, i.e. omitted (a Struct
-        # refuses malformed values; its omitted is UNSET).
-        content = update.content
-        if content is None or isinstance(content, list):  # not MISSING (model) or UNSET
-            if entry._chunk_history is None and entry._chunk_count:
-                # The chunk history leaves the content it was a slice of.
-                start, old = entry._chunk_start, entry.content
-                whole = start == 0 and len(old) == entry._chunk_count
-                entry._chunk_history = old if whole else old[start : start + entry._chunk_count]
-            entry.content = [] if content is None else list(content)
-            entry.replaced_since_release = entry.released
-
-        # Rule M: null clears; an object replaces (v1) or patches top-level keys (v2).
-        meta = update.meta
-        if meta is None:
-            entry.meta = None
-        elif isinstance(meta, dict):
-            entry.meta = _patched(entry.meta, meta) if self._patch_meta else dict(meta)
-
-        # Rule P: only a string is a supplied value (MISSING, null, malformed are not); the
-        # first one sticks and a different later one is recorded, never applied.
-        learned = False
-        for attr, wire in IDENTITY_FIELDS:
-            value = getattr(update, attr)
-            if value.__class__ is not str:
-                continue
-            known = getattr(entry, attr)
-            if known is None:
-                if attr in _SESSION_FIELDS:
-                    value = self._session_ids.setdefault(value, value)
-                setattr(entry, attr, value)
-                learned = True
-            elif known != value:
-                conflict = Conflict(wire, known, value)
-                if entry._conflicts is None:
-                    entry._conflicts = [conflict]
-                elif conflict not in entry._conflicts:
-                    entry._conflicts.append(conflict)
-        if learned:
-            entry._version += 1
-            self._claims.index(entry)
-        return entry
-
     def release_content(self, entry: MessageEntry) -> None:
         """Let go of the content blocks and chunk records `entry` holds now, for a reader
         that is done with them (`transcript show`, once it printed the message), so that
         memory grows with what is still to be read, not with all content ever seen. From
         then on the entry holds only what comes after (`MessageEntry.released`); its
         identity, `_meta` and links are untouched."""
-        entry.content.clear()  # the same list: one object less than a new one
-        entry._chunk_count = 0
-        entry._chunk_start = 0
-        entry._chunk_history = None
-        entry._chunk_metas = None
-        entry.released = True
-        entry.replaced_since_release = False
+        self._applier.release(entry)
 
     # --- reading ---
 
@@ -271,22 +169,9 @@ class TranscriptStore:
         """Whether any session/update for this transcript has been applied."""
         return session_id in self._seen
 
-    # --- linking (rule L) ---
-
     def link(self, session_id: str, message_id: str) -> Link | None:
         """The link state of an entry, or None if there is no such entry.
 
         A few dictionary lookups: the indexes are kept up to date by `apply`.
         """
         return self._links.link(session_id, message_id)
-
-
-def _patched(stored: dict[str, Any] | None, patch: dict[str, Any]) -> dict[str, Any]:
-    """v2 `_meta` patch: top-level keys replace, a null value deletes, no deep merge."""
-    result = {} if stored is None else dict(stored)
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = value
-    return result
