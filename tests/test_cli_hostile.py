@@ -1007,6 +1007,7 @@ def test_rival_claims_cost_one_pass_and_a_short_reason(monkeypatch: pytest.Monke
     # N views all name B/i1, which names none of them: every one is a conflict. Asking
     # for all N + 1 links used to check every rival again for each (N^2 checks) and to
     # list all N views in each reason (N^2 text).
+    from acp_schema.transcripts import linking
     from acp_schema.transcripts import store as store_module
 
     rivals = 300
@@ -1018,14 +1019,14 @@ def test_rival_claims_cost_one_pass_and_a_short_reason(monkeypatch: pytest.Monke
             _session_message(f"S{i:03}", "o1", senderSessionId=f"S{i:03}", **reference)
         )
     checks = 0
-    real = store_module._claim_problem
+    real = linking._claim_problem
 
     def counted(claimant: object, named: object) -> str | None:
         nonlocal checks
         checks += 1
         return real(claimant, named)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store_module, "_claim_problem", counted)
+    monkeypatch.setattr(linking, "_claim_problem", counted)
     links = [store.link(entry.session_id, entry.message_id) for entry in store]
     assert all(link is not None and link.state == "conflict" for link in links)
     assert checks <= rivals  # one pass over the claimants, not one per rival

@@ -27,7 +27,8 @@ from acp_schema.transcripts import (
     cli,
 )
 from acp_schema.transcripts._model_path import ModelCodec, closed_update_kinds
-from acp_schema.transcripts.store import _codec, _dump_keys
+from acp_schema.transcripts.store import _codec
+from acp_schema.transcripts.wire import _dump_keys
 from tests.bench.transcripts import generate_log
 from tests.test_transcript_cli import GOOD_LOG, chunk, note, upsert, write_log
 

@@ -1,7 +1,7 @@
 """The store's model path: the pydantic models of one protocol version, which decode what
 the fast Structs refuse and say why a line does not decode.
 
-Imported by `store` on the first line that needs it, so that a log the fast path reads
+Imported by `decoding` on the first line that needs it, so that a log the fast path reads
 whole never loads pydantic and the models (docs/performance.md, "`transcript show`
 memory").
 """

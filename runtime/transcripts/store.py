@@ -18,40 +18,42 @@ JSON text is decoded by the fast path first (msgspec Structs, `acp_schema._fast`
 models only when the Structs refuse it, which is where every error and explanation comes
 from. The state is the same whichever path decoded a line; only the type of a content block
 differs (the rule: `MessageEntry`; docs/session-messages.md, "Decoded types").
+
+`TranscriptStore` is a facade over parts in modules of their own: what it holds
+(`entries`), decoding and skimming (`decoding`), applying updates (`applier`), the claims
+index (`claims`), link answers (`linking`) and their problem texts (`problems`), and the
+JSON form of content blocks (`wire`). Every name this module exported before the split
+still imports from here.
 """
 
 from __future__ import annotations
 
-import heapq
-import importlib
-import inspect
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias, cast
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import msgspec
-from msgspec import UNSET
-
-from .._fast import REFUSALS, FastStruct
-from .errors import (
-    METHOD,
-    NotSessionUpdateError,
-    TranscriptError,
-    UpdateDecodeError,
-    envelope_problem,
+from .applier import UpdateApplier
+from .claims import ClaimIndex
+from .decoding import _codec, decode_params, skim
+from .entries import IDENTITY_FIELDS as IDENTITY_FIELDS  # public here before the split
+from .entries import (
+    Address,
+    ChunkRecord,
+    Conflict,
+    Direction,
+    Link,
+    LinkState,
+    MessageEntry,
+    Version,
 )
+from .errors import NotSessionUpdateError, TranscriptError, UpdateDecodeError
+from .linking import LinkResolver
+from .wire import wire_form
 
 if TYPE_CHECKING:
     from acp_schema import v1, v2
     from acp_schema.v1 import fast as v1_fast
     from acp_schema.v2 import fast as v2_fast
 
-    from ._model_path import ModelCodec
-
-    # A model, or the fast Struct of the same name (the rule: `MessageEntry`).
-    ContentBlock: TypeAlias = (
-        "v1.ContentBlock | v2.ContentBlock | v1_fast.ContentBlock | v2_fast.ContentBlock"
-    )
     Notification: TypeAlias = (
         "v1.SessionNotification | v2.UpdateSessionNotification"
         " | v1_fast.SessionNotification | v2_fast.UpdateSessionNotification"
@@ -73,400 +75,6 @@ __all__ = [
     "wire_form",
 ]
 
-Version = Literal["v1", "v2"]
-Direction = Literal["outgoing", "incoming", "unknown"]
-LinkState = Literal["linked", "pending", "conflict", "none"]
-
-_OUR_KINDS = ("session_message", "session_message_chunk")
-
-
-# --- what the store holds ----------------------------------------------------------------
-
-
-class Address(NamedTuple):
-    """Where an entry lives: its transcript (session ID) and its message ID there."""
-
-    session_id: str
-    message_id: str
-
-    def __str__(self) -> str:
-        return f"{self.session_id}/{self.message_id}"
-
-
-class ChunkRecord(NamedTuple):
-    """One `session_message_chunk` as received: its block and its own `_meta`.
-
-    A chunk's `_meta` belongs to the chunk alone (rule M): it is kept here and never
-    reaches the entry's `meta`. `None` when the chunk had none (omitted, null, malformed).
-    `content` follows the store's one rule for blocks (see `MessageEntry`): the fast
-    Struct when the chunk's line took the fast path, else the model.
-    """
-
-    content: ContentBlock
-    meta: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """A later value for a known participant ID or reference, which was not applied."""
-
-    field: str  # wire name, e.g. "recipientMessageId"
-    kept: str
-    rejected: str
-
-    def __str__(self) -> str:
-        return f"{self.field}: kept {self.kept!r}, ignored {self.rejected!r}"
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """How an entry stands towards its counterpart view (rule L).
-
-    - `linked`: `counterpart` is the address of the other view, which the store holds;
-      `reason` is empty, or notes a participant ID that contradicts where a view sits
-      (the two references name each other, which settles the link nonetheless).
-    - `pending`: a reference gives the counterpart's address, but no entry is there (yet).
-    - `conflict`: this view cannot be linked by its reference, or not yet (rival claims
-      on a view without a reference of its own); `reason` says why.
-    - `none`: no usable reference yet; `reason` says what is missing, if anything.
-    """
-
-    state: LinkState
-    counterpart: Address | None = None
-    reason: str = ""
-
-    def __str__(self) -> str:
-        if self.state == "linked":
-            note = f" (despite {self.reason})" if self.reason else ""
-            return f"linked with {self.counterpart}{note}"
-        if self.state == "pending":
-            return f"pending: {self.counterpart} ({self.reason})"
-        if self.state == "conflict":
-            return f"unlinked, conflict: {self.reason}"
-        return f"no reference yet ({self.reason})" if self.reason else "no reference yet"
-
-
-_NO_REFERENCE = Link("none")
-# Both session-message tags contain it; any other update without it is not ours (unless
-# its tag is written with JSON escapes, which the skimming reader checks for after parsing).
-_TAG_TEXT = "session_message"
-_TAG_BYTES = _TAG_TEXT.encode()
-
-_SESSION_FIELDS = frozenset({"sender_session_id", "recipient_session_id"})
-# Entry attribute -> wire name, for participant IDs and references (rule P).
-IDENTITY_FIELDS: tuple[tuple[str, str], ...] = (
-    ("sender_session_id", "senderSessionId"),
-    ("recipient_session_id", "recipientSessionId"),
-    ("sender_message_id", "senderMessageId"),
-    ("recipient_message_id", "recipientMessageId"),
-)
-
-
-class MessageEntry:
-    """One session message as a transcript shows it (one view of a communication).
-
-    Read it, do not change it: the store owns it and updates it in place. `content` is the
-    list of content blocks (empty when none or cleared) and `meta` the entry's `_meta`.
-    The four identity attributes are `None` until a concrete value arrives (rule P).
-
-    The one rule for blocks: a block is the `acp_schema.vN.fast` Struct (`TextContent`,
-    `ResourceLink`, ...) when the update that brought it took the fast path (a line msgspec
-    decodes exactly, `acp_schema._fast`), else the model of the same class name; one
-    entry's list may hold both. Both have the same attribute names and values (read the
-    tag as `block.type` either way; an omitted field is `msgspec.UNSET` on a Struct,
-    `MISSING` on a model); `to_model()` gives a Struct's model. `meta`, the identity
-    attributes and chunk `_meta`s are plain values whichever path decoded the line.
-
-    After `TranscriptStore.release_content(entry)` (a reader that is done with the content
-    so far), `released` is True and `content` and `chunks` hold only what came after the
-    last release: the chunks appended since, or, when `replaced_since_release` is True, the
-    whole content of a snapshot that arrived since (the chunks are still only those since).
-    """
-
-    __slots__ = (
-        "_cached",
-        "_chunk_count",
-        "_chunk_history",
-        "_chunk_metas",
-        "_chunk_start",
-        "_claims_incoming",
-        "_claims_outgoing",
-        "_conflicts",
-        "_key",
-        "_named",
-        "_version",
-        "content",
-        "message_id",
-        "meta",
-        "recipient_message_id",
-        "recipient_session_id",
-        "released",
-        "replaced_since_release",
-        "sender_message_id",
-        "sender_session_id",
-        "session_id",
-    )
-
-    def __init__(self, session_id: str, message_id: str) -> None:
-        self.session_id = session_id
-        self.message_id = message_id
-        self._key = (session_id, message_id)  # a plain tuple: the collector skips those
-        self.sender_session_id: str | None = None
-        self.recipient_session_id: str | None = None
-        self.sender_message_id: str | None = None
-        self.recipient_message_id: str | None = None
-        self.content: list[ContentBlock] = []
-        self.meta: dict[str, Any] | None = None
-        self.released = False
-        self.replaced_since_release = False
-        # Store-internal. The chunk history costs no object per chunk, and no list at all
-        # until a snapshot replaces the content: until then it is the slice
-        # content[_chunk_start:_chunk_start + _chunk_count]. The few chunk `_meta`s are
-        # kept by chunk number. (Fewer live objects: less work for the garbage collector.)
-        self._chunk_count = 0
-        self._chunk_start = 0
-        self._chunk_history: list[ContentBlock] | None = None
-        self._chunk_metas: dict[int, dict[str, Any]] | None = None
-        self._conflicts: list[Conflict] | None = None
-        self._claims_outgoing = False  # the claims index holds (recipient, recipientMessageId)
-        self._claims_incoming = False  # the claims index holds (sender, senderMessageId)
-        self._named: tuple[str, str] | None = None  # the first address it claimed
-        # Bumped when this entry learns an identity value or a reference starts naming it:
-        # all a `linked` answer depends on, besides the same of its counterpart.
-        self._version = 0
-        # The last `linked` answer: (link, _version then, the partner, its _version then).
-        # One slot, filled only once asked: most entries are never asked while a log is
-        # read.
-        self._cached: tuple[Link, int, MessageEntry, int] | None = None
-
-    @property
-    def address(self) -> Address:
-        return Address(self.session_id, self.message_id)
-
-    @property
-    def chunks(self) -> list[ChunkRecord]:
-        """Every chunk received for this entry, in order, each with its own `_meta`."""
-        history = self._chunk_history
-        if history is None:
-            history = self.content[self._chunk_start : self._chunk_start + self._chunk_count]
-        metas = self._chunk_metas or {}
-        return [ChunkRecord(block, metas.get(n)) for n, block in enumerate(history)]
-
-    @property
-    def conflicts(self) -> list[Conflict]:
-        """Participant or reference values that differed from the known one (not applied)."""
-        return list(self._conflicts or ())
-
-    @property
-    def direction(self) -> Direction:
-        """`outgoing` in the sender's transcript, `incoming` in the recipient's."""
-        here = self.session_id
-        sender = self.sender_session_id == here
-        recipient = self.recipient_session_id == here
-        if sender and not recipient:
-            return "outgoing"
-        if recipient and not sender:
-            return "incoming"
-        if sender:  # a session writing to itself: the reference it carries tells the view
-            return _role(self) or "unknown"
-        return "unknown"
-
-    def __repr__(self) -> str:
-        known = "".join(
-            f", {attr}={getattr(self, attr)!r}"
-            for attr, _ in IDENTITY_FIELDS
-            if getattr(self, attr) is not None
-        )
-        return (
-            f"MessageEntry({self.session_id!r}, {self.message_id!r}{known}, "
-            f"{len(self.content)} block(s))"
-        )
-
-
-def wire_form(block: ContentBlock) -> dict[str, Any]:
-    """A content block as JSON values, exactly as its model's `model_dump(mode="json")`
-    gives them (same keys, same order), whether `block` is a fast Struct or a model."""
-    wire: dict[str, Any] = (
-        _struct_wire(block) if isinstance(block, FastStruct) else block.model_dump(mode="json")
-    )
-    return wire
-
-
-def _struct_wire(value: Any) -> Any:
-    """What the model's JSON-mode dump holds for a Struct's value: keys by alias in the
-    model's field order, omitted fields left out. A Struct holds JSON values only (no
-    enums, no bytes), so nothing else needs converting."""
-    if isinstance(value, FastStruct):
-        tag, keys = _dump_keys(type(value))
-        wire = {} if tag is None else {tag[0]: tag[1]}
-        for name, key in keys:
-            item = getattr(value, name)
-            if item is not UNSET:
-                wire[key] = _struct_wire(item)
-        return wire
-    if value.__class__ is list:
-        return [_struct_wire(item) for item in value]
-    if value.__class__ is dict:
-        return {key: _struct_wire(item) for key, item in value.items()}
-    return value
-
-
-_DumpKeys: TypeAlias = "tuple[tuple[str, Any] | None, tuple[tuple[str, str], ...]]"
-_DUMP_KEYS: dict[type[Any], _DumpKeys] = {}
-
-
-def _dump_keys(struct_type: type[FastStruct[Any]]) -> _DumpKeys:
-    """The (wire key, value) of the tag, and the (attribute, wire key) of each field, in
-    the order the model dumps them, read off the Struct so that no model is imported:
-    the generator declares a Struct's fields in its model's order, and every tagged Struct
-    a content block can hold has its tag first in its model (the tests check both against
-    the models)."""
-    keys = _DUMP_KEYS.get(struct_type)
-    if keys is None:
-        config = struct_type.__struct_config__
-        tag = None if config.tag_field is None else (config.tag_field, config.tag)
-        wire_names = dict(
-            zip(struct_type.__struct_fields__, struct_type.__struct_encode_fields__, strict=True)
-        )
-        # __struct_fields__ lists required fields first; the annotations keep their order.
-        order = [name for name in _annotations(struct_type) if name in wire_names]
-        keys = _DUMP_KEYS[struct_type] = (tag, tuple((name, wire_names[name]) for name in order))
-    return keys
-
-
-def _annotations(struct_type: type[Any]) -> list[str]:
-    """Field names as the classes declare them, base classes first."""
-    names: list[str] = []
-    for cls in reversed(struct_type.__mro__):
-        names.extend(name for name in inspect.get_annotations(cls) if name not in names)
-    return names
-
-
-def _role(entry: MessageEntry) -> Literal["outgoing", "incoming"] | None:
-    """The view an entry says it is by the one reference it carries (rule L1)."""
-    outgoing = entry.recipient_message_id is not None
-    if outgoing == (entry.sender_message_id is not None):
-        return None
-    return "outgoing" if outgoing else "incoming"
-
-
-# --- decoding ----------------------------------------------------------------------------
-
-# Versions whose update union is open: an unknown `sessionUpdate` tag decodes (as the
-# union's Other variant). The union of a closed one knows exactly the tags of its fast
-# Struct union. (Facts about the models, kept here so that skimming needs no models; the
-# tests check them against the models.)
-_OPEN_UPDATE_UNIONS = frozenset({"v2"})
-
-
-class _Codec:
-    """The fast Structs of one protocol version; its models (`_model_path`) on first use."""
-
-    def __init__(self, version: Version) -> None:
-        self.version = version
-        params_name = "SessionNotification" if version == "v1" else "UpdateSessionNotification"
-        fast = importlib.import_module(f"acp_schema.{version}.fast")
-        self.fast_params_type: type[msgspec.Struct] = getattr(fast, params_name)
-        self.fast_message_type: type[msgspec.Struct] = fast.SessionMessage
-        self.fast_chunk_type: type[msgspec.Struct] = fast.SessionMessageChunk
-        self.fast_decode: Callable[[str | bytes], Any] = msgspec.json.Decoder(
-            _fast_envelope(self.fast_params_type)
-        ).decode
-        self.closed_kinds: frozenset[str] | None = (
-            None if version in _OPEN_UPDATE_UNIONS else _update_tags(self.fast_params_type)
-        )
-        self._models: ModelCodec | None = None
-
-    @property
-    def models(self) -> ModelCodec:
-        """The model path: imports pydantic and the models of this version the first time."""
-        if self._models is None:
-            from ._model_path import ModelCodec
-
-            self._models = ModelCodec(self.version)
-        return self._models
-
-    def decode(self, message: str | bytes | bytearray | dict[str, Any]) -> Any:
-        """The notification params of a raw JSON-RPC message, or a `TranscriptError`."""
-        return self.models.decode(message)
-
-
-def _fast_envelope(params_type: type[msgspec.Struct]) -> type[msgspec.Struct]:
-    """A whole `session/update` notification as a Struct: an `id` or any other unknown key
-    is refused (the model's path then says why), like everything the params Struct refuses."""
-    return msgspec.defstruct(
-        f"_FastEnvelope{params_type.__name__}",
-        [
-            ("jsonrpc", Literal["2.0"]),
-            ("method", Literal["session/update"]),
-            ("params", params_type),
-        ],
-        forbid_unknown_fields=True,
-        gc=False,
-    )
-
-
-def _update_tags(params_type: type[msgspec.Struct]) -> frozenset[str]:
-    """The `sessionUpdate` tags of the fast params Struct's update union."""
-    info = cast("msgspec.inspect.StructType", msgspec.inspect.type_info(params_type))
-    (update,) = (field.type for field in info.fields if field.encode_name == "update")
-    members = update.types if isinstance(update, msgspec.inspect.UnionType) else (update,)
-    return frozenset(
-        str(member.tag) for member in members if isinstance(member, msgspec.inspect.StructType)
-    )
-
-
-def _spells_nan(line: str | bytes) -> bool:
-    """Whether a line holds the token `NaN` outside its strings (searched for first)."""
-    suspect = (b"NaN" in line) if isinstance(line, bytes) else ("NaN" in line)
-    if not suspect:
-        return False
-    from .._runtime import _nan_problem  # imports pydantic: only for a suspect line
-
-    return _nan_problem(line) is not None
-
-
-# Lines with no more brackets than this are nested no deeper than pydantic-core's parser
-# goes (it refuses depth 201), so that where msgspec's parser (which goes deeper) reads
-# them, pydantic-core would read them alike.
-_SHALLOW_BRACKETS = 200
-
-
-def _skim_parse(line: str | bytes) -> Any:
-    """`line` parsed as pydantic-core's `from_json` parses it (raising ValueError where it
-    does), by msgspec where that gives the same values, so that skimming imports nothing
-    more: msgspec reads every JSON text pydantic-core reads at a depth up to 200, with
-    the same values, except non-finite numbers (`NaN`, `Infinity`, `1e400`), which it
-    refuses, and pydantic-core then parses."""
-    if isinstance(line, bytes):
-        shallow = line.count(b"[") + line.count(b"{") <= _SHALLOW_BRACKETS
-    else:
-        shallow = line.count("[") + line.count("{") <= _SHALLOW_BRACKETS
-    if shallow:
-        try:
-            return _untyped_decode(line)
-        except (msgspec.DecodeError, UnicodeError):
-            pass  # perhaps what only pydantic-core reads; else its error
-    from pydantic_core import from_json
-
-    return from_json(line, cache_strings=False)
-
-
-_untyped_decode = msgspec.json.Decoder().decode
-
-
-_CODECS: dict[str, _Codec] = {}
-
-
-def _codec(version: Version) -> _Codec:
-    codec = _CODECS.get(version)
-    if codec is None:
-        codec = _CODECS[version] = _Codec(version)
-    return codec
-
-
-# --- the store ---------------------------------------------------------------------------
-
 
 class TranscriptStore:
     """Session-message entries of any number of transcripts, for one protocol version.
@@ -485,28 +93,16 @@ class TranscriptStore:
         self.version: Version = version
         codec = _codec(version)
         self._codec = codec
+        # Read at each `apply`: None (set on the class or an instance) means the models only.
         self._fast_decode = codec.fast_decode if self._fast_path else None
-        self._fast_params_type = codec.fast_params_type
-        self._fast_message_type = codec.fast_message_type
-        self._fast_chunk_type = codec.fast_chunk_type
-        # v1 replaces `_meta` wholesale; v2 patches it by top-level key (rule M).
-        self._patch_meta = version == "v2"
-        # transcript -> messageId -> entry, each in first-seen order.
+        # transcript -> messageId -> entry, each in first-seen order; shared with the parts
+        # below, which fill it (the applier) and read it.
         self._transcripts: dict[str, dict[str, MessageEntry]] = {}
         # Every session any session/update was addressed to ("loaded" transcripts).
         self._seen: set[str] = set()
-        # One string object per session ID that entries hold (each line decodes its own
-        # copy; a log names a few sessions many times over).
-        self._session_ids: dict[str, str] = {}
-        # Address a reference names -> the first entry naming it; further ones, which
-        # make a conflict, in `_more_claims`. Almost every address has one claimant.
-        self._claims: dict[tuple[str, str], MessageEntry] = {}
-        self._more_claims: dict[tuple[str, str], list[MessageEntry]] = {}
-        # For a contested address (in `_more_claims`): which claimants fit the view there,
-        # worked out once per change of those views, so that asking for each rival's
-        # link does not walk every other rival again (`_rivals`).
-        self._rivals: dict[tuple[str, str], _Rivals] = {}
-        self._rivals_changed: dict[tuple[str, str], int] = {}  # claimant learned facts
+        claims = ClaimIndex(self._transcripts)
+        self._applier = UpdateApplier(codec, self._transcripts, self._seen, claims)
+        self._links = LinkResolver(self._transcripts, self._seen, claims)
 
     # --- applying updates ---
 
@@ -521,49 +117,7 @@ class TranscriptStore:
         `UpdateDecodeError` for a session/update that does not decode and
         `NotSessionUpdateError` for any other JSON-RPC message; the store is then unchanged.
         """
-        kind = message.__class__
-        params: Any
-        # Exact type checks first: isinstance on a pydantic class runs Python code.
-        if kind is bytes or kind is str:
-            raw = cast("str | bytes", message)
-            params = None
-            fast_decode = self._fast_decode
-            if fast_decode is not None:
-                try:
-                    params = fast_decode(raw).params
-                except REFUSALS:
-                    # Not exactly what the Structs hold: the models decode it, or say why.
-                    params = None
-            if params is None:
-                params = self._codec.models.decode_json(raw)
-        elif kind is self._fast_params_type:
-            params = message
-        elif isinstance(message, (str, bytes, bytearray, dict)):
-            params = self._codec.decode(message)
-        else:
-            # A model of the params, or not what a store applies (either way, the models
-            # are needed now: to take the one, and to name the type for the other).
-            params_type = self._codec.models.params_type
-            if not isinstance(message, params_type):
-                raise TypeError(
-                    f"a {self.version} store applies {params_type.__name__} or a raw "
-                    f"JSON-RPC message, not {kind.__name__}"
-                )
-            params = message
-        update = params.update
-        kind = update.__class__
-        if kind is self._fast_chunk_type:
-            return self._append(params.session_id, update)
-        if kind is self._fast_message_type:
-            return self._upsert(params.session_id, update)
-        if not isinstance(update, FastStruct):  # decoded by the models, so they are loaded
-            models = self._codec.models
-            if kind is models.chunk_type:
-                return self._append(params.session_id, update)
-            if kind is models.message_type:
-                return self._upsert(params.session_id, update)
-        self._seen.add(params.session_id)
-        return None
+        return self._applier.apply(decode_params(self._codec, self._fast_decode, message))
 
     def apply_skimming(self, line: str | bytes) -> MessageEntry | None:
         """`apply` for a reader of whole logs: a `session/update` of another kind is
@@ -575,176 +129,11 @@ class TranscriptStore:
         Everything else, including a session message whose tag is written with JSON
         escapes and a line that spells `NaN`, goes through `apply`, with the same errors.
         """
-        if (_TAG_BYTES in line) if isinstance(line, bytes) else (_TAG_TEXT in line):
-            return self.apply(line)  # perhaps ours: decode in full, straight from the text
-        try:  # what pydantic's parser refuses (bad JSON, or nested past its 200 levels) is
-            # left to `apply`
-            data = _skim_parse(line)
-        except ValueError:
-            return self.apply(line)  # says what is wrong with it
-        if (
-            data.__class__ is dict
-            and data.get("method") == METHOD
-            and data.get("jsonrpc") == "2.0"
-            and "id" not in data
-        ):
-            params = data.get("params")
-            if params.__class__ is dict:
-                session_id, update = params.get("sessionId"), params.get("update")
-                kind = update.get("sessionUpdate") if update.__class__ is dict else None
-                if session_id.__class__ is str and kind.__class__ is str and kind not in _OUR_KINDS:
-                    closed = self._codec.closed_kinds
-                    if closed is None or kind in closed:
-                        if _spells_nan(line):  # pydantic's parser reads it; JSON has none
-                            return self.apply(line)  # says so
-                        self._seen.add(session_id)
-                        return None
-        not_ours = envelope_problem(data)
-        if not_ours is not None:
-            raise not_ours
-        return self.apply(data)
-
-    def _entry_for(self, session_id: str, message_id: str) -> MessageEntry:
-        transcript = self._transcripts.get(session_id)
-        if transcript is None:
-            transcript = self._transcripts[session_id] = {}
+        session_id, message = skim(self._codec, line)
+        if session_id is not None:  # another update kind: its transcript is loaded, no more
             self._seen.add(session_id)
-        entry = transcript.get(message_id)
-        if entry is None:  # rule E: either kind creates an empty entry
-            session_id = self._session_ids.setdefault(session_id, session_id)
-            entry = transcript[message_id] = MessageEntry(session_id, message_id)
-        return entry
-
-    def _append(self, session_id: str, chunk: Any) -> MessageEntry:
-        entry = self._entry_for(session_id, chunk.message_id)
-        block = chunk.content
-        content = entry.content
-        number = entry._chunk_count
-        if entry._chunk_history is not None:
-            entry._chunk_history.append(block)
-        elif number == 0:
-            entry._chunk_start = len(content)
-        content.append(block)
-        entry._chunk_count = number + 1
-        meta = chunk.meta
-        if meta.__class__ is dict:  # omitted, null or malformed: the chunk has none
-            if entry._chunk_metas is None:
-                entry._chunk_metas = {number: meta}
-            else:
-                entry._chunk_metas[number] = meta
-        return entry
-
-    def _upsert(self, session_id: str, update: Any) -> MessageEntry:
-        entry = self._entry_for(session_id, update.message_id)
-
-        # Rule C. v1 says null or [] clears and a non-empty array replaces; v2 says null
-        # clears and any array replaces. Both end in the same state: cleared content is
-        # an empty list. A malformed value was decoded as MISSING, i.e. omitted (a Struct
-        # refuses malformed values; its omitted is UNSET).
-        content = update.content
-        if content is None or isinstance(content, list):  # not MISSING (model) or UNSET
-            if entry._chunk_history is None and entry._chunk_count:
-                # The chunk history leaves the content it was a slice of.
-                start, old = entry._chunk_start, entry.content
-                whole = start == 0 and len(old) == entry._chunk_count
-                entry._chunk_history = old if whole else old[start : start + entry._chunk_count]
-            entry.content = [] if content is None else list(content)
-            entry.replaced_since_release = entry.released
-
-        # Rule M: null clears; an object replaces (v1) or patches top-level keys (v2).
-        meta = update.meta
-        if meta is None:
-            entry.meta = None
-        elif isinstance(meta, dict):
-            entry.meta = _patched(entry.meta, meta) if self._patch_meta else dict(meta)
-
-        # Rule P: only a string is a supplied value (MISSING, null, malformed are not); the
-        # first one sticks and a different later one is recorded, never applied.
-        learned = False
-        for attr, wire in IDENTITY_FIELDS:
-            value = getattr(update, attr)
-            if value.__class__ is not str:
-                continue
-            known = getattr(entry, attr)
-            if known is None:
-                if attr in _SESSION_FIELDS:
-                    value = self._session_ids.setdefault(value, value)
-                setattr(entry, attr, value)
-                learned = True
-            elif known != value:
-                conflict = Conflict(wire, known, value)
-                if entry._conflicts is None:
-                    entry._conflicts = [conflict]
-                elif conflict not in entry._conflicts:
-                    entry._conflicts.append(conflict)
-        if learned:
-            entry._version += 1
-            self._index_claims(entry)
-        return entry
-
-    def _index_claims(self, entry: MessageEntry) -> None:
-        """Record the address each reference of `entry` names, once it is complete (L2).
-
-        O's `recipientMessageId` names an entry of transcript `recipientSessionId`; I's
-        `senderMessageId` an entry of transcript `senderSessionId`.
-        """
-        for address in self._claimed_by(entry):  # what it learned may unfit it for them
-            if address in self._more_claims:
-                self._rivals_changed[address] = self._rivals_changed.get(address, 0) + 1
-        if not entry._claims_outgoing:
-            recipient = entry.recipient_session_id
-            reference = entry.recipient_message_id
-            if recipient is not None and reference is not None:
-                self._claim(entry, (recipient, reference))
-                entry._claims_outgoing = True
-        if not entry._claims_incoming:
-            sender = entry.sender_session_id
-            reference = entry.sender_message_id
-            if sender is not None and reference is not None:
-                self._claim(entry, (sender, reference))
-                entry._claims_incoming = True
-
-    def _claim(self, entry: MessageEntry, address: tuple[str, str]) -> None:
-        if address not in self._claims:
-            self._claims[address] = entry
-        else:
-            self._more_claims.setdefault(address, []).append(entry)
-        if entry._named is None:
-            entry._named = address
-        named = self.entry(*address)
-        if named is not None:
-            named._version += 1
-
-    def _claimants(self, address: tuple[str, str]) -> list[MessageEntry]:
-        first = self._claims.get(address)
-        return [] if first is None else [first, *self._more_claims.get(address, ())]
-
-    @staticmethod
-    def _claimed_by(entry: MessageEntry) -> list[tuple[str, str]]:
-        """The addresses `entry` is indexed as a claimant of."""
-        out = []
-        if entry._claims_outgoing:
-            out.append(
-                (cast("str", entry.recipient_session_id), cast("str", entry.recipient_message_id))
-            )
-        if entry._claims_incoming:
-            out.append((cast("str", entry.sender_session_id), cast("str", entry.sender_message_id)))
-        return out
-
-    def _rivals_of(self, named: MessageEntry) -> _Rivals:
-        """The claimants of a contested address that fit the view `named` there. Valid
-        while that view learns nothing, no claimant learns anything and no claim is
-        added (each bumps the stamp): one pass over the claimants per change."""
-        address = named._key
-        stamp = (named._version, self._rivals_changed.get(address, 0))
-        rivals = self._rivals.get(address)
-        if rivals is None or rivals.stamp != stamp:
-            claimants = self._claimants(address)
-            problems = [_claim_problem(claimant, named) for claimant in claimants]
-            viable = [c for c, problem in zip(claimants, problems, strict=True) if problem is None]
-            first = min((p for p in problems if p is not None), default=None)
-            rivals = self._rivals[address] = _Rivals(stamp, viable, first)
-        return rivals
+            return None
+        return self.apply(message)
 
     def release_content(self, entry: MessageEntry) -> None:
         """Let go of the content blocks and chunk records `entry` holds now, for a reader
@@ -752,13 +141,7 @@ class TranscriptStore:
         memory grows with what is still to be read, not with all content ever seen. From
         then on the entry holds only what comes after (`MessageEntry.released`); its
         identity, `_meta` and links are untouched."""
-        entry.content.clear()  # the same list: one object less than a new one
-        entry._chunk_count = 0
-        entry._chunk_start = 0
-        entry._chunk_history = None
-        entry._chunk_metas = None
-        entry.released = True
-        entry.replaced_since_release = False
+        self._applier.release(entry)
 
     # --- reading ---
 
@@ -786,269 +169,9 @@ class TranscriptStore:
         """Whether any session/update for this transcript has been applied."""
         return session_id in self._seen
 
-    # --- linking (rule L) ---
-
     def link(self, session_id: str, message_id: str) -> Link | None:
         """The link state of an entry, or None if there is no such entry.
 
         A few dictionary lookups: the indexes are kept up to date by `apply`.
         """
-        transcript = self._transcripts.get(session_id)
-        entry = None if transcript is None else transcript.get(message_id)
-        if entry is None:
-            return None
-        cached = entry._cached
-        if cached is not None:
-            link, version, partner, partner_version = cached
-            if entry._version == version and partner._version == partner_version:
-                return link
-        if entry.recipient_message_id is not None and entry.sender_message_id is not None:
-            return Link("conflict", None, _BOTH)
-        named = entry._named  # the address its one reference names, once complete
-        if named is not None:
-            return self._link_by_own_reference(entry, named)
-        return self._link_by_claims(entry)
-
-    def _link_by_own_reference(self, entry: MessageEntry, named: tuple[str, str]) -> Link:
-        """The view carries a complete reference: that pair alone decides (L3, L4)."""
-        key = entry._key
-        if named == key:
-            return Link("conflict", None, "the view names itself")
-        transcript = self._transcripts.get(named[0])
-        partner = None if transcript is None else transcript.get(named[1])
-        if partner is not None:
-            if partner.recipient_message_id is not None and partner.sender_message_id is not None:
-                return Link("conflict", None, f"counterpart {_text(named)}: {_BOTH}")
-            partner_named = partner._named
-            if partner_named is not None:
-                # Both views carry a reference: they name each other or stay unlinked.
-                if partner_named == key and (
-                    (entry.recipient_message_id is None) != (partner.recipient_message_id is None)
-                ):
-                    # Two references that name each other settle the link for good; a
-                    # participant ID that contradicts a view's place is only noted.
-                    notes = [
-                        f"{view.address}: {problem}"
-                        for view in (entry, partner)
-                        if (problem := _role_problem(view)) is not None
-                    ]
-                    return _cache_linked(entry, partner, "; ".join(notes))
-                if partner_named == key:
-                    field = (
-                        "recipientMessageId" if entry.recipient_message_id else "senderMessageId"
-                    )
-                    return Link("conflict", None, f"both views carry {field}")
-                return Link(
-                    "conflict",
-                    None,
-                    f"this view names {_text(named)}, but {_text(named)} names "
-                    f"{_text(partner_named)}",
-                )
-        problem = _role_problem(entry)
-        if problem is not None:
-            return Link("conflict", None, problem)
-        if partner is None:
-            where = (
-                f"no session message {named[1]!r} in it yet"
-                if named[0] in self._seen
-                else "that transcript is not loaded"
-            )
-            return Link("pending", Address(*named), where)
-        # The counterpart carries no complete reference (yet): one reference is enough,
-        # unless another view's reference names the same counterpart just as well.
-        # (What `_claim_problem` checks, less what is known already: neither view carries
-        # both references, and this one's reference fits it.)
-        problem = _role_problem(partner)
-        if problem is not None:
-            return Link("conflict", None, f"{partner.address}: {problem}")
-        problem = _pair_problem(entry, partner)
-        if problem is not None:
-            return Link("conflict", None, problem)
-        if named in self._more_claims:
-            rivals = self._rivals_of(partner)  # `entry` is among them: it fits, as above
-            if len(rivals.viable) > 1:
-                return Link("conflict", None, rivals.contest(_text(named)))
-        return _cache_linked(entry, partner)
-
-    def _link_by_claims(self, entry: MessageEntry) -> Link:
-        """The view has no complete reference: the views whose reference names it decide."""
-        key = entry._key
-        first = self._claims.get(key)
-        if first is None:
-            missing = _missing_reference(entry)
-            return Link("none", None, missing) if missing else _NO_REFERENCE
-        if key not in self._more_claims:
-            problem = _claim_problem(first, entry)
-            if problem is not None:
-                return self._not_named(entry, problem)
-            return _cache_linked(entry, first)
-        rivals = self._rivals_of(entry)
-        if len(rivals.viable) == 1:
-            return _cache_linked(entry, rivals.viable[0])
-        if rivals.viable:
-            return Link("conflict", None, rivals.contest("this view"))
-        assert rivals.first_problem is not None  # claimants, none viable: each has one
-        return self._not_named(entry, rivals.first_problem)
-
-    @staticmethod
-    def _not_named(entry: MessageEntry, problem: str) -> Link:
-        """Only unfit references name this view: the conflict is the claimant's (L3); this
-        view has no usable reference of its own."""
-        missing = _missing_reference(entry)
-        return Link("none", None, f"{missing}; {problem}" if missing else problem)
-
-
-def _cache_linked(entry: MessageEntry, partner: MessageEntry, note: str = "") -> Link:
-    link = Link("linked", Address(partner.session_id, partner.message_id), note)
-    # Valid while neither view learns anything and no new reference names either.
-    entry._cached = (link, entry._version, partner, partner._version)
-    return link
-
-
-def _patched(stored: dict[str, Any] | None, patch: dict[str, Any]) -> dict[str, Any]:
-    """v2 `_meta` patch: top-level keys replace, a null value deletes, no deep merge."""
-    result = {} if stored is None else dict(stored)
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = value
-    return result
-
-
-def _text(address: tuple[str, str]) -> str:
-    return f"{address[0]}/{address[1]}"
-
-
-def _missing_reference(entry: MessageEntry) -> str:
-    if entry.recipient_message_id is not None:
-        return "recipientMessageId is known, recipientSessionId not yet"
-    if entry.sender_message_id is not None:
-        return "senderMessageId is known, senderSessionId not yet"
-    return ""
-
-
-_BOTH = "the view carries both senderMessageId and recipientMessageId"
-
-
-# Views a conflict's reason lists by name; more are counted, so that the reason (printed
-# for every rival) stays short however many views name the same one.
-_SHOWN_VIEWS = 5
-
-
-class _Rivals:
-    """The claimants of one address that fit the view there, and the first reason (in
-    sorted order) of those that do not."""
-
-    __slots__ = ("_views", "first_problem", "stamp", "viable")
-
-    def __init__(
-        self, stamp: tuple[int, int], viable: list[MessageEntry], first_problem: str | None
-    ) -> None:
-        self.stamp = stamp
-        self.viable = viable
-        self.first_problem = first_problem
-        self._views: str | None = None
-
-    def contest(self, named: str) -> str:
-        if self._views is None:
-            self._views = _views(self.viable)
-        return f"{self._views} all name {named}, which names none of them (yet)"
-
-
-def _views(entries: list[MessageEntry]) -> str:
-    # The first few, sorted, so that the text does not depend on which update came first.
-    names = heapq.nsmallest(_SHOWN_VIEWS, (_text(e._key) for e in entries))
-    more = len(entries) - len(names)
-    return ", ".join(names) + (f" and {more} more view(s)" if more > 0 else "")
-
-
-def _role_problem(entry: MessageEntry) -> str | None:
-    """Why the one reference a view carries does not fit the view; stays once true.
-
-    `recipientMessageId` belongs on the outgoing view, in the sender's transcript;
-    `senderMessageId` on the incoming view, in the recipient's (L1).
-    """
-    here = entry.session_id
-    if entry.recipient_message_id is not None:
-        sender = entry.sender_session_id
-        if sender is not None and sender != here:
-            return (
-                f"recipientMessageId belongs on the outgoing view, but this view's sender is "
-                f"{sender!r}, not this transcript"
-            )
-    elif entry.sender_message_id is not None:
-        recipient = entry.recipient_session_id
-        if recipient is not None and recipient != here:
-            return (
-                f"senderMessageId belongs on the incoming view, but this view's recipient is "
-                f"{recipient!r}, not this transcript"
-            )
-    return None
-
-
-def _claim_problem(claimant: MessageEntry, named: MessageEntry) -> str | None:
-    """Why `claimant`, whose reference names `named`, cannot be linked with it by that
-    reference alone (`named` carries no complete reference). Facts only grow and each
-    reason rests on known values, so once a problem, always a problem."""
-    if claimant.recipient_message_id is not None and claimant.sender_message_id is not None:
-        return f"{claimant.address}: {_BOTH}"
-    if named.recipient_message_id is not None and named.sender_message_id is not None:
-        return f"{named.address}: {_BOTH}"
-    problem = _role_problem(claimant)
-    if problem is not None:
-        return f"{claimant.address}: {problem}"
-    problem = _role_problem(named)
-    if problem is not None:
-        return f"{named.address}: {problem}"
-    return _pair_problem(claimant, named)
-
-
-def _pair_problem(one: MessageEntry, other: MessageEntry) -> str | None:
-    """Why two views that a reference joins cannot be the two views of one message (L3).
-
-    Neither view carries both references, and at least one carries one: that is how the
-    pair was found.
-    """
-    if one.recipient_message_id is not None:
-        if other.recipient_message_id is not None:
-            return f"both {one.address} and {other.address} carry recipientMessageId"
-        outgoing, incoming = one, other
-    elif one.sender_message_id is not None:
-        if other.sender_message_id is not None:
-            return f"both {one.address} and {other.address} carry senderMessageId"
-        outgoing, incoming = other, one
-    elif other.recipient_message_id is not None:
-        outgoing, incoming = other, one
-    else:
-        outgoing, incoming = one, other
-    # The outgoing view sits in the sender's transcript, the incoming one in the recipient's.
-    sender = outgoing.session_id
-    s1, s2 = outgoing.sender_session_id, incoming.sender_session_id
-    if (s1 is not None and s1 != sender) or (s2 is not None and s2 != sender):
-        return f"the views disagree on the sender: {_listed(sender, s1, s2)}"
-    recipient = incoming.session_id
-    r1, r2 = outgoing.recipient_session_id, incoming.recipient_session_id
-    if (r1 is not None and r1 != recipient) or (r2 is not None and r2 != recipient):
-        return f"the views disagree on the recipient: {_listed(recipient, r1, r2)}"
-    out_ref, in_ref = outgoing.recipient_message_id, incoming.sender_message_id
-    if (out_ref is not None and out_ref != incoming.message_id) or (
-        in_ref is not None and in_ref != outgoing.message_id
-    ):
-        return (
-            f"the references do not name each other: {outgoing.address} names "
-            f"{_reference_text(outgoing)}, {incoming.address} names {_reference_text(incoming)}"
-        )
-    return None
-
-
-def _listed(*values: str | None) -> str:
-    return ", ".join(sorted({repr(v) for v in values if v is not None}))
-
-
-def _reference_text(entry: MessageEntry) -> str:
-    if entry.recipient_message_id is not None:
-        return f"{entry.recipient_session_id or '?'}/{entry.recipient_message_id}"
-    if entry.sender_message_id is not None:
-        return f"{entry.sender_session_id or '?'}/{entry.sender_message_id}"
-    return "nothing"
+        return self._links.link(session_id, message_id)
