@@ -26,12 +26,10 @@ document still parses, last value wins, and the other checks are still worth run
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import re
 from collections.abc import Callable, Iterator
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
@@ -39,11 +37,19 @@ from urllib.parse import unquote
 # if types-jsonschema gets installed later.
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
-from acp_schema._input import InputError, decode_utf8, parse_json, read_bytes
-from acp_schema.cli_common import os_reason
-
 from .class_names import colliding
 from .method_roles import MethodRoles, definitions, read_method_roles
+from .schema_problems import (
+    MAX_REPR,
+    Problem,
+    SchemaError,
+    errors,
+    json_type,
+    kind_of,
+    short_json,
+    warn,
+)
+from .schema_reading import MAX_JSON_DEPTH, parse_schema_bytes, parse_schema_file, read_schema_bytes
 from .schema_walk import (
     DECODING_KEYWORDS,
     SUBSCHEMA_KEYWORDS,
@@ -54,13 +60,23 @@ from .schema_walk import (
     unescape,
 )
 
-# Re-exported: other modules import the walking helpers from here.
+# Re-exported: other modules import these from here (the walking helpers of `schema_walk`,
+# and what moved to `schema_problems` and `schema_reading`).
 __all__ = [
+    "MAX_JSON_DEPTH",
     "SUBSCHEMA_KEYWORDS",
     "SUBSCHEMA_LIST_KEYWORDS",
     "SUBSCHEMA_MAP_KEYWORDS",
+    "Problem",
+    "SchemaError",
+    "errors",
     "escape",
     "iter_subschemas",
+    "json_type",
+    "parse_schema_bytes",
+    "parse_schema_file",
+    "read_schema_bytes",
+    "warn",
 ]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -91,164 +107,8 @@ X_INFORMATIONAL: dict[str, tuple[Callable[[object], bool], str]] = {
     "x-docs-ignore": (_is_bool, "a boolean"),
 }
 
-# Keep messages readable when the offending value is a whole definition.
-_MAX_REPR = 60
 # Guards against $ref / allOf cycles when looking through variants.
 _MAX_DEPTH = 32
-# How deep arrays and objects may nest in a schema file. The bundled schemas use 12 levels;
-# past about 120 the meta-schema check, datamodel-codegen and the diff run out of Python's
-# recursion limit, so deeper files are refused before parsing (README, "Errors and exit
-# codes").
-MAX_JSON_DEPTH = 64
-
-
-@dataclass(frozen=True, order=True)
-class Problem:
-    """One thing wrong with a schema document, or (`warning`) worth knowing about it.
-
-    A warning never stops generation: it marks what the bindings carry through without
-    understanding (an unknown `x-` keyword, a new `x-side` value).
-    """
-
-    pointer: str  # RFC 6901 pointer into the document, "" = root
-    message: str
-    warning: bool = False
-
-    def __str__(self) -> str:
-        label = "warning: " if self.warning else ""
-        return f"#{self.pointer}: {label}{self.message}"
-
-
-def warn(pointer: str, message: str) -> Problem:
-    return Problem(pointer, message, warning=True)
-
-
-def errors(problems: list[Problem]) -> list[Problem]:
-    """The problems that stop generation (everything but warnings)."""
-    return [p for p in problems if not p.warning]
-
-
-class SchemaError(Exception):
-    """A schema file that cannot be used: unreadable, not JSON, or with problems."""
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        problems: list[Problem] | tuple[Problem, ...],
-        *,
-        unusable: bool = False,
-    ) -> None:
-        self.path = os.fspath(path)
-        self.problems = tuple(problems)
-        self.unusable = unusable  # True: nothing could be checked at all
-        super().__init__(self.path, self.problems, unusable)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Rebuilt by keyword: `generate` renders versions in worker processes and the error
-        # has to cross back intact (the default pickling passes `unusable` positionally).
-        return (_rebuild_schema_error, (self.path, self.problems, self.unusable))
-
-    def lines(self) -> list[str]:
-        """One ``PATH: #/pointer: message`` line per problem (no pointer if unusable)."""
-        if self.unusable:
-            return [f"{self.path}: {p.message}" for p in self.problems]
-        return [f"{self.path}: {p}" for p in self.problems]
-
-    def __str__(self) -> str:
-        return "\n".join(self.lines())
-
-
-def _rebuild_schema_error(path: str, problems: tuple[Problem, ...], unusable: bool) -> SchemaError:
-    return SchemaError(path, problems, unusable=unusable)
-
-
-# --- reading -------------------------------------------------------------------------
-
-
-class _DuplicateKeys:
-    """object_pairs_hook that remembers objects which had a key more than once."""
-
-    def __init__(self) -> None:
-        # Objects are kept alive here so their ids stay unique until we locate them.
-        self.found: list[tuple[dict[str, Any], list[str]]] = []
-
-    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj: dict[str, Any] = {}
-        repeated: list[str] = []
-        for key, value in pairs:
-            if key in obj and key not in repeated:
-                repeated.append(key)
-            obj[key] = value
-        if repeated:
-            self.found.append((obj, repeated))
-        return obj
-
-    def problems(self, doc: object) -> list[Problem]:
-        if not self.found:
-            return []
-        # The hook runs bottom-up and cannot know where an object sits; find out now.
-        where = {id(node): ptr for ptr, node in _iter_json(doc)}
-        out = []
-        for obj, keys in self.found:
-            pointer = where.get(id(obj))
-            if pointer is None:
-                continue  # inside a value that a later duplicate replaced
-            for key in keys:
-                out.append(
-                    Problem(
-                        pointer,
-                        f"duplicate key {key!r} in this object (JSON parsers keep only "
-                        "the last value)",
-                    )
-                )
-        return out
-
-
-def _iter_json(node: object, pointer: str = "") -> Iterator[tuple[str, object]]:
-    """Every object and array of a JSON value with its pointer."""
-    stack = [(pointer, node)]
-    while stack:
-        ptr, cur = stack.pop()
-        if isinstance(cur, dict):
-            yield ptr, cur
-            stack.extend((f"{ptr}/{escape(k)}", v) for k, v in cur.items())
-        elif isinstance(cur, list):
-            yield ptr, cur
-            stack.extend((f"{ptr}/{i}", v) for i, v in enumerate(cur))
-
-
-def read_schema_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of the schema file, read once through the tools' one reader (regular
-    files only, bounded size); SchemaError(unusable=True) if it cannot be read."""
-    try:
-        return read_bytes(path)
-    except (OSError, InputError) as exc:
-        reason = os_reason(exc)
-        raise SchemaError(
-            path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
-        ) from None
-
-
-def parse_schema_bytes(raw: bytes, path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
-    """Parse the bytes read from *path* (UTF-8, strict JSON, duplicate keys located as
-    problems); raise SchemaError(unusable=True) if there is nothing to check
-    (`loaded_schema.py` also digests the bytes)."""
-    duplicates = _DuplicateKeys()
-    try:
-        text = decode_utf8(raw).replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
-        doc = parse_json(text, max_depth=MAX_JSON_DEPTH, object_pairs_hook=duplicates)
-    except InputError as exc:
-        message = str(exc)
-        if message.startswith("not UTF-8"):
-            message = f"cannot read {path}: {message}"
-        raise SchemaError(path, [Problem("", message)], unusable=True) from None
-    return doc, duplicates.problems(doc)
-
-
-def parse_schema_file(path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
-    """Read and parse the file; raise SchemaError(unusable=True) if there is nothing to
-    check. The reading stage shared by every command that takes a schema file."""
-    return parse_schema_bytes(read_schema_bytes(path), path)
 
 
 # --- public entry points ---------------------------------------------------------------
@@ -289,7 +149,7 @@ def check_schema_document(
     the document's method roles when the caller has read them already (`LoadedSchema`).
     """
     if not isinstance(doc, dict):
-        return [Problem("", f"top level must be a JSON object (a schema), got {_kind(doc)}")]
+        return [Problem("", f"top level must be a JSON object (a schema), got {kind_of(doc)}")]
     problems = _check_dialect(doc) + (_check_meta_schema(doc) if meta_schema else [])
     problems += _check_definitions(doc)
     subschemas = list(iter_subschemas(doc))
@@ -307,42 +167,6 @@ def check_schema_document(
     return found if warnings else errors(found)
 
 
-# --- walking ---------------------------------------------------------------------------
-
-
-def json_type(value: object) -> str:
-    """The JSON Schema type name of a parsed JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-_KIND = {"object": "an object", "array": "an array", "integer": "a number", "null": "null"}
-
-
-def _kind(value: object) -> str:
-    """The JSON type of a parsed value, as a message says it."""
-    name = json_type(value)
-    return _KIND.get(name, f"a {name}")
-
-
-def _short(value: object) -> str:
-    """Compact JSON rendering of a value, truncated."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 3] + "..."
-
-
 # --- Draft 2020-12 -----------------------------------------------------------------------
 
 
@@ -350,7 +174,7 @@ def _check_dialect(doc: dict[str, Any]) -> list[Problem]:
     dialect = doc.get("$schema", DRAFT_2020_12)
     if isinstance(dialect, str) and dialect.rstrip("#") == DRAFT_2020_12:
         return []
-    return [Problem("/$schema", f"$schema must be {DRAFT_2020_12!r}, got {_short(dialect)}")]
+    return [Problem("/$schema", f"$schema must be {DRAFT_2020_12!r}, got {short_json(dialect)}")]
 
 
 # check_schema() would stop at the best error; iterating the meta-schema validator
@@ -379,8 +203,8 @@ def _error_message(error: Any) -> str:
     def shorten(err: Any) -> str:
         message = str(err.message)
         full = repr(err.instance)
-        if len(full) > _MAX_REPR:
-            message = message.replace(full, full[: _MAX_REPR - 3] + "...")
+        if len(full) > MAX_REPR:
+            message = message.replace(full, full[: MAX_REPR - 3] + "...")
         return message
 
     message = shorten(error)
@@ -428,7 +252,7 @@ class _Index:
         target = _resolve_pointer(self.doc, fragment)
         if isinstance(target, bool) or (isinstance(target, dict) and id(target) in self.schema_ids):
             return target
-        raise _Unresolvable(f"it points to {_kind(target)} that is not in a schema position")
+        raise _Unresolvable(f"it points to {kind_of(target)} that is not in a schema position")
 
 
 def _resolve_pointer(doc: object, pointer: str) -> object:
@@ -447,7 +271,7 @@ def _resolve_pointer(doc: object, pointer: str) -> object:
                 raise _Unresolvable(f"#{seen} has no item {token!r}")
             node = node[int(token)]
         else:
-            raise _Unresolvable(f"#{seen} is {_kind(node)}, it has no {token!r}")
+            raise _Unresolvable(f"#{seen} is {kind_of(node)}, it has no {token!r}")
         seen += "/" + raw
     return node
 
@@ -551,7 +375,7 @@ def _check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
         if key in X_INFORMATIONAL:
             valid, expected = X_INFORMATIONAL[key]
             if not valid(value):
-                out.append(warn(pointer, f"{key} is usually {expected}, got {_short(value)}"))
+                out.append(warn(pointer, f"{key} is usually {expected}, got {short_json(value)}"))
             continue
         if key not in X_KEYWORDS:
             known = [*X_KEYWORDS, *X_INFORMATIONAL]
@@ -563,7 +387,7 @@ def _check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
             continue
         valid, expected = X_KEYWORDS[key]
         if not valid(value):
-            out.append(Problem(pointer, f"{key} must be {expected}, got {_short(value)}"))
+            out.append(Problem(pointer, f"{key} must be {expected}, got {short_json(value)}"))
         elif key == "x-side" and value not in KNOWN_SIDES:
             out.append(
                 warn(
@@ -741,7 +565,7 @@ def _check_discriminator(index: _Index, pointer: str, schema: dict[str, Any]) ->
             Problem(
                 pointer,
                 "discriminator must be an object with a string propertyName, got "
-                + _short(discriminator),
+                + short_json(discriminator),
             )
         ]
     keyword = "oneOf" if isinstance(schema.get("oneOf"), list) else "anyOf"
