@@ -28,10 +28,8 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Callable, Iterator
-from contextlib import suppress
+from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote
 
 # jsonschema ships without type information; the second code keeps mypy quiet
 # if types-jsonschema gets installed later.
@@ -50,6 +48,7 @@ from .schema_problems import (
     warn,
 )
 from .schema_reading import MAX_JSON_DEPTH, parse_schema_bytes, parse_schema_file, read_schema_bytes
+from .schema_refs import MAX_DEPTH, Index, check_cycles, check_refs, follow
 from .schema_walk import (
     DECODING_KEYWORDS,
     SUBSCHEMA_KEYWORDS,
@@ -57,7 +56,6 @@ from .schema_walk import (
     SUBSCHEMA_MAP_KEYWORDS,
     escape,
     iter_subschemas,
-    unescape,
 )
 
 # Re-exported: other modules import these from here (the walking helpers of `schema_walk`,
@@ -107,9 +105,6 @@ X_INFORMATIONAL: dict[str, tuple[Callable[[object], bool], str]] = {
     "x-docs-ignore": (_is_bool, "a boolean"),
 }
 
-# Guards against $ref / allOf cycles when looking through variants.
-_MAX_DEPTH = 32
-
 
 # --- public entry points ---------------------------------------------------------------
 
@@ -153,13 +148,13 @@ def check_schema_document(
     problems = _check_dialect(doc) + (_check_meta_schema(doc) if meta_schema else [])
     problems += _check_definitions(doc)
     subschemas = list(iter_subschemas(doc))
-    index = _Index(doc, subschemas)
+    index = Index(doc, subschemas)
     for pointer, schema in subschemas:
-        problems += _check_refs(index, pointer, schema)
+        problems += check_refs(index, pointer, schema)
         problems += _check_extensions(pointer, schema)
         problems += _check_unions(index, pointer, schema)
         problems += _check_required(pointer, schema)
-    problems += _check_cycles(index, subschemas)
+    problems += check_cycles(index, subschemas)
     problems += _check_methods(read_method_roles(doc) if roles is None else roles)
     if not errors(problems):
         problems += _check_naming(doc)
@@ -212,156 +207,6 @@ def _error_message(error: Any) -> str:
         alternatives = dict.fromkeys(shorten(e) for e in error.context)
         message += " (" + "; ".join(alternatives) + ")"
     return message
-
-
-# --- $ref --------------------------------------------------------------------------------
-
-
-class _Unresolvable(Exception):
-    pass
-
-
-class _Index:
-    """What ref resolution needs to know about the whole document."""
-
-    def __init__(self, doc: dict[str, Any], subschemas: list[tuple[str, dict[str, Any]]]):
-        self.doc = doc
-        self.schema_ids = {id(s) for _, s in subschemas}
-        self.anchors: dict[str, dict[str, Any]] = {}
-        for _, schema in subschemas:
-            for keyword in ("$anchor", "$dynamicAnchor"):
-                name = schema.get(keyword)
-                if isinstance(name, str):
-                    self.anchors.setdefault(name, schema)
-
-    def resolve(self, ref: str) -> object:
-        """The schema a local ref points to; _Unresolvable with the reason otherwise.
-
-        Hand-rolled rather than via `referencing`, which assumes a valid schema and
-        crashes on the malformed documents this module exists to report.
-        """
-        if not ref.startswith("#"):
-            raise _Unresolvable(
-                "it points outside this document; only local refs ('#...') are supported"
-            )
-        fragment = unquote(ref[1:])  # a URI fragment: percent-decode before ~ escapes
-        if fragment and not fragment.startswith("/"):
-            if fragment not in self.anchors:
-                raise _Unresolvable(f"no schema declares $anchor {fragment!r}")
-            return self.anchors[fragment]
-        target = _resolve_pointer(self.doc, fragment)
-        if isinstance(target, bool) or (isinstance(target, dict) and id(target) in self.schema_ids):
-            return target
-        raise _Unresolvable(f"it points to {kind_of(target)} that is not in a schema position")
-
-
-def _resolve_pointer(doc: object, pointer: str) -> object:
-    node = doc
-    seen = ""
-    for raw in pointer.split("/")[1:]:
-        if re.search(r"~(?![01])", raw):
-            raise _Unresolvable(f"{raw!r} has an invalid escape (only ~0 and ~1 are allowed)")
-        token = unescape(raw)
-        if isinstance(node, dict):
-            if token not in node:
-                raise _Unresolvable(f"there is no {token!r} in #{seen}")
-            node = node[token]
-        elif isinstance(node, list):
-            if not re.fullmatch(r"0|[1-9][0-9]*", token) or int(token) >= len(node):
-                raise _Unresolvable(f"#{seen} has no item {token!r}")
-            node = node[int(token)]
-        else:
-            raise _Unresolvable(f"#{seen} is {kind_of(node)}, it has no {token!r}")
-        seen += "/" + raw
-    return node
-
-
-def _check_refs(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    out = []
-    for keyword in ("$ref", "$dynamicRef"):
-        ref = schema.get(keyword)
-        if not isinstance(ref, str):
-            continue  # a non-string is a meta-schema error
-        try:
-            index.resolve(ref)
-        except _Unresolvable as exc:
-            out.append(Problem(pointer, f"{keyword} {ref!r} does not resolve: {exc}"))
-    return out
-
-
-# Keywords that apply a subschema to the same value (not to a part of it): a loop through
-# them alone never reaches anything that describes a value.
-_IN_PLACE_LIST = ("allOf", "anyOf", "oneOf")
-_IN_PLACE_ONE = ("not", "if", "then", "else")
-
-
-def _in_place(index: _Index, schema: dict[str, Any]) -> Iterator[object]:
-    """The subschemas `schema` applies to the very value it is given."""
-    for keyword in ("$ref", "$dynamicRef"):
-        ref = schema.get(keyword)
-        if isinstance(ref, str):
-            with suppress(_Unresolvable):  # reported by _check_refs
-                yield index.resolve(ref)
-    for keyword in _IN_PLACE_LIST:
-        value = schema.get(keyword)
-        if isinstance(value, list):
-            yield from value
-    for keyword in _IN_PLACE_ONE:
-        yield schema.get(keyword)
-    dependent = schema.get("dependentSchemas")
-    if isinstance(dependent, dict):
-        yield from dependent.values()
-
-
-def _check_cycles(index: _Index, subschemas: list[tuple[str, dict[str, Any]]]) -> list[Problem]:
-    """Schemas that refer back to themselves (`$ref` to itself, A -> B -> A, an allOf that
-    includes itself) before describing any part of a value. Validating against one never
-    ends and datamodel-codegen finds no model in it. Depth-first, without recursion."""
-    where = {id(s): p for p, s in reversed(subschemas)}  # the first pointer of each schema
-    state: dict[int, bool] = {}  # True while on the current path, False when done
-    out = []
-    for _, root in subschemas:
-        if id(root) in state:
-            continue
-        path = [root]
-        pending = [_in_place(index, root)]
-        state[id(root)] = True
-        while pending:
-            child = next(pending[-1], None)
-            if child is None:
-                state[id(path.pop())] = False
-                pending.pop()
-                continue
-            if not isinstance(child, dict) or id(child) not in where:
-                continue  # a boolean schema, or a malformed value the meta-schema reports
-            seen = state.get(id(child))
-            if seen:
-                loop = [*path[[id(s) for s in path].index(id(child)) :], child]
-                chain = " -> ".join(f"#{where[id(s)]}" for s in loop)
-                out.append(
-                    Problem(
-                        where[id(child)],
-                        f"refers to itself before describing any part of a value ({chain}); "
-                        "validating against it never ends and nothing can be generated from it",
-                    )
-                )
-            elif seen is None:
-                state[id(child)] = True
-                path.append(child)
-                pending.append(_in_place(index, child))
-    return out
-
-
-def _follow(index: _Index, schema: object) -> object:
-    """The target of a bare ``$ref`` schema, or the schema itself."""
-    for _ in range(_MAX_DEPTH):
-        if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
-            break
-        try:
-            schema = index.resolve(schema["$ref"])
-        except _Unresolvable:
-            break
-    return schema
 
 
 # --- x- keywords -------------------------------------------------------------------------
@@ -468,7 +313,7 @@ def _check_methods(roles: MethodRoles) -> list[Problem]:
 # --- unions ------------------------------------------------------------------------------
 
 
-def _object_view(index: _Index, schema: object) -> tuple[dict[str, Any], set[str]]:
+def _object_view(index: Index, schema: object) -> tuple[dict[str, Any], set[str]]:
     """Properties and required names of a variant, through $ref and allOf."""
     props: dict[str, Any] = {}
     required: set[str] = set()
@@ -476,7 +321,7 @@ def _object_view(index: _Index, schema: object) -> tuple[dict[str, Any], set[str
     todo = [(schema, 0)]
     while todo:
         cur, depth = todo.pop()
-        if not isinstance(cur, dict) or id(cur) in seen or depth > _MAX_DEPTH:
+        if not isinstance(cur, dict) or id(cur) in seen or depth > MAX_DEPTH:
             continue
         seen.add(id(cur))
         own = cur.get("properties")
@@ -486,16 +331,16 @@ def _object_view(index: _Index, schema: object) -> tuple[dict[str, Any], set[str
         if isinstance(cur.get("required"), list):
             required.update(r for r in cur["required"] if isinstance(r, str))
         if isinstance(cur.get("$ref"), str):
-            todo.append((_follow(index, {"$ref": cur["$ref"]}), depth + 1))
+            todo.append((follow(index, {"$ref": cur["$ref"]}), depth + 1))
         if isinstance(cur.get("allOf"), list):
             todo.extend((sub, depth + 1) for sub in reversed(cur["allOf"]))
     return props, required
 
 
-def _method_of(index: _Index, variant: object) -> tuple[str, str] | None:
+def _method_of(index: Index, variant: object) -> tuple[str, str] | None:
     """(x-side, x-method) of the definition a variant stands for, if any."""
-    for _ in range(_MAX_DEPTH):
-        variant = _follow(index, variant)
+    for _ in range(MAX_DEPTH):
+        variant = follow(index, variant)
         if not isinstance(variant, dict):
             return None
         method, side = variant.get("x-method"), variant.get("x-side")
@@ -508,7 +353,7 @@ def _method_of(index: _Index, variant: object) -> tuple[str, str] | None:
     return None
 
 
-def _check_unions(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
+def _check_unions(index: Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
     out: list[Problem] = []
     for keyword in ("anyOf", "oneOf"):
         variants = schema.get(keyword)
@@ -519,7 +364,7 @@ def _check_unions(index: _Index, pointer: str, schema: dict[str, Any]) -> list[P
     return out
 
 
-def _check_union(index: _Index, pointer: str, keyword: str, variants: list[Any]) -> list[Problem]:
+def _check_union(index: Index, pointer: str, keyword: str, variants: list[Any]) -> list[Problem]:
     out = []
     tags: list[dict[str, str]] = []
     methods: dict[tuple[str, str], int] = {}
@@ -557,7 +402,7 @@ def _check_union(index: _Index, pointer: str, keyword: str, variants: list[Any])
     return out
 
 
-def _check_discriminator(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
+def _check_discriminator(index: Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
     discriminator = schema["discriminator"]
     name = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
     if not isinstance(name, str):
