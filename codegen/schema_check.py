@@ -21,14 +21,17 @@ Checks, in addition to JSON well-formedness:
 
 Duplicate JSON object keys are reported as problems (not as an unusable file): the
 document still parses, last value wins, and the other checks are still worth running.
+
+This module holds the entry points and the whole-document checks (Draft 2020-12,
+definition names, method roles); the rest lives beside it, one concern a module:
+`schema_problems` (`Problem`, `SchemaError`), `schema_reading` (bytes and strict JSON),
+`schema_refs` (`$ref` resolution, self-references) and `schema_keyword_checks` (``x-``
+keywords, unions, ``required``). Import all of it from here.
 """
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
-from collections.abc import Callable
 from typing import Any
 
 # jsonschema ships without type information; the second code keeps mypy quiet
@@ -37,6 +40,14 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 
 from .class_names import colliding
 from .method_roles import MethodRoles, definitions, read_method_roles
+from .schema_keyword_checks import (
+    KNOWN_SIDES,
+    X_INFORMATIONAL,
+    X_KEYWORDS,
+    check_extensions,
+    check_required,
+    check_unions,
+)
 from .schema_problems import (
     MAX_REPR,
     Problem,
@@ -48,9 +59,8 @@ from .schema_problems import (
     warn,
 )
 from .schema_reading import MAX_JSON_DEPTH, parse_schema_bytes, parse_schema_file, read_schema_bytes
-from .schema_refs import MAX_DEPTH, Index, check_cycles, check_refs, follow
+from .schema_refs import Index, check_cycles, check_refs
 from .schema_walk import (
-    DECODING_KEYWORDS,
     SUBSCHEMA_KEYWORDS,
     SUBSCHEMA_LIST_KEYWORDS,
     SUBSCHEMA_MAP_KEYWORDS,
@@ -58,19 +68,27 @@ from .schema_walk import (
     iter_subschemas,
 )
 
-# Re-exported: other modules import these from here (the walking helpers of `schema_walk`,
-# and what moved to `schema_problems` and `schema_reading`).
+# Every public name of the checks, wherever it lives: other modules and the tests import
+# them from here (the walking helpers of `schema_walk` too).
 __all__ = [
+    "DRAFT_2020_12",
+    "KNOWN_SIDES",
     "MAX_JSON_DEPTH",
     "SUBSCHEMA_KEYWORDS",
     "SUBSCHEMA_LIST_KEYWORDS",
     "SUBSCHEMA_MAP_KEYWORDS",
+    "X_INFORMATIONAL",
+    "X_KEYWORDS",
     "Problem",
     "SchemaError",
+    "check_schema_document",
+    "check_schema_file",
     "errors",
     "escape",
     "iter_subschemas",
     "json_type",
+    "load_schema",
+    "meta_schema_problems",
     "parse_schema_bytes",
     "parse_schema_file",
     "read_schema_bytes",
@@ -78,32 +96,6 @@ __all__ = [
 ]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-
-
-# The sides ACP schemas have used so far. Any other non-empty string is accepted too (the
-# generated `Side` type lists the sides a schema uses); a new one is only worth a warning.
-KNOWN_SIDES = ("agent", "client", "protocol", "proxy")
-
-
-def _is_name(value: object) -> bool:
-    return isinstance(value, str) and value != ""
-
-
-def _is_bool(value: object) -> bool:
-    return isinstance(value, bool)
-
-
-# Extension keywords the generator reads: a predicate on the value and how to describe what
-# it wants. A bad value here would give wrong bindings, so it is an error.
-X_KEYWORDS: dict[str, tuple[Callable[[object], bool], str]] = {
-    **dict.fromkeys(DECODING_KEYWORDS, (_is_bool, "a boolean (true: on, false: off)")),
-    "x-method": (_is_name, "a non-empty string"),
-    "x-side": (_is_name, "a non-empty string"),
-}
-# Extension keywords known but not read by the generator: a surprising value is a warning.
-X_INFORMATIONAL: dict[str, tuple[Callable[[object], bool], str]] = {
-    "x-docs-ignore": (_is_bool, "a boolean"),
-}
 
 
 # --- public entry points ---------------------------------------------------------------
@@ -151,9 +143,9 @@ def check_schema_document(
     index = Index(doc, subschemas)
     for pointer, schema in subschemas:
         problems += check_refs(index, pointer, schema)
-        problems += _check_extensions(pointer, schema)
-        problems += _check_unions(index, pointer, schema)
-        problems += _check_required(pointer, schema)
+        problems += check_extensions(pointer, schema)
+        problems += check_unions(index, pointer, schema)
+        problems += check_required(pointer, schema)
     problems += check_cycles(index, subschemas)
     problems += _check_methods(read_method_roles(doc) if roles is None else roles)
     if not errors(problems):
@@ -209,65 +201,6 @@ def _error_message(error: Any) -> str:
     return message
 
 
-# --- x- keywords -------------------------------------------------------------------------
-
-
-def _check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    out = []
-    for key, value in schema.items():
-        if not key.startswith("x-"):
-            continue
-        if key in X_INFORMATIONAL:
-            valid, expected = X_INFORMATIONAL[key]
-            if not valid(value):
-                out.append(warn(pointer, f"{key} is usually {expected}, got {short_json(value)}"))
-            continue
-        if key not in X_KEYWORDS:
-            known = [*X_KEYWORDS, *X_INFORMATIONAL]
-            near = difflib.get_close_matches(key, known, n=1)
-            hint = f"did you mean {near[0]!r}?" if near else "known: " + ", ".join(known)
-            out.append(
-                warn(pointer, f"unknown extension keyword {key!r}, carried through ({hint})")
-            )
-            continue
-        valid, expected = X_KEYWORDS[key]
-        if not valid(value):
-            out.append(Problem(pointer, f"{key} must be {expected}, got {short_json(value)}"))
-        elif key == "x-side" and value not in KNOWN_SIDES:
-            out.append(
-                warn(
-                    pointer,
-                    f"new x-side {value!r} (known: {', '.join(KNOWN_SIDES)}); "
-                    "the generated Side type includes it",
-                )
-            )
-    if schema.get("x-deserialize-skip-invalid-items") is True and not _allows_arrays(schema):
-        out.append(
-            Problem(
-                pointer,
-                "x-deserialize-skip-invalid-items only applies to array schemas "
-                "(type 'array' or items), but this schema does not allow arrays",
-            )
-        )
-    if "x-method" in schema and "x-side" not in schema:
-        out.append(Problem(pointer, "x-method without x-side: say which side handles the method"))
-    if "x-side" in schema and "x-method" not in schema:
-        out.append(
-            warn(pointer, "x-side without x-method: ignored (x-side only belongs on a method)")
-        )
-    return out
-
-
-def _allows_arrays(schema: dict[str, Any]) -> bool:
-    kind = schema.get("type")
-    return (
-        kind == "array"
-        or (isinstance(kind, list) and "array" in kind)
-        or "items" in schema
-        or "prefixItems" in schema
-    )
-
-
 # --- definitions and methods -------------------------------------------------------------
 
 
@@ -308,155 +241,3 @@ def _check_naming(doc: dict[str, Any]) -> list[Problem]:
 
 def _check_methods(roles: MethodRoles) -> list[Problem]:
     return [Problem(ptr, message, warning=not error) for ptr, message, error in roles.findings]
-
-
-# --- unions ------------------------------------------------------------------------------
-
-
-def _object_view(index: Index, schema: object) -> tuple[dict[str, Any], set[str]]:
-    """Properties and required names of a variant, through $ref and allOf."""
-    props: dict[str, Any] = {}
-    required: set[str] = set()
-    seen: set[int] = set()
-    todo = [(schema, 0)]
-    while todo:
-        cur, depth = todo.pop()
-        if not isinstance(cur, dict) or id(cur) in seen or depth > MAX_DEPTH:
-            continue
-        seen.add(id(cur))
-        own = cur.get("properties")
-        if isinstance(own, dict):
-            for name, sub in own.items():
-                props.setdefault(name, sub)  # the variant's own definition wins
-        if isinstance(cur.get("required"), list):
-            required.update(r for r in cur["required"] if isinstance(r, str))
-        if isinstance(cur.get("$ref"), str):
-            todo.append((follow(index, {"$ref": cur["$ref"]}), depth + 1))
-        if isinstance(cur.get("allOf"), list):
-            todo.extend((sub, depth + 1) for sub in reversed(cur["allOf"]))
-    return props, required
-
-
-def _method_of(index: Index, variant: object) -> tuple[str, str] | None:
-    """(x-side, x-method) of the definition a variant stands for, if any."""
-    for _ in range(MAX_DEPTH):
-        variant = follow(index, variant)
-        if not isinstance(variant, dict):
-            return None
-        method, side = variant.get("x-method"), variant.get("x-side")
-        if isinstance(method, str):
-            return (side if isinstance(side, str) else "?", method)
-        wrapped = variant.get("allOf")
-        if not (isinstance(wrapped, list) and len(wrapped) == 1):
-            return None
-        variant = wrapped[0]  # {"title": ..., "allOf": [{"$ref": ...}]}
-    return None
-
-
-def _check_unions(index: Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    out: list[Problem] = []
-    for keyword in ("anyOf", "oneOf"):
-        variants = schema.get(keyword)
-        if isinstance(variants, list):
-            out += _check_union(index, pointer, keyword, variants)
-    if "discriminator" in schema:
-        out += _check_discriminator(index, pointer, schema)
-    return out
-
-
-def _check_union(index: Index, pointer: str, keyword: str, variants: list[Any]) -> list[Problem]:
-    out = []
-    tags: list[dict[str, str]] = []
-    methods: dict[tuple[str, str], int] = {}
-    for j, variant in enumerate(variants):
-        props, _ = _object_view(index, variant)
-        mine = {
-            name: sub["const"]
-            for name, sub in props.items()
-            if isinstance(sub, dict) and isinstance(sub.get("const"), str)
-        }
-        # Variants collide when they share a tag property and agree on every shared one:
-        # then no tag value can tell them apart.
-        for i, theirs in enumerate(tags):
-            shared = sorted(mine.keys() & theirs.keys())
-            if shared and all(mine[k] == theirs[k] for k in shared):
-                same = ", ".join(f"{k}={mine[k]!r}" for k in shared)
-                out.append(
-                    Problem(pointer, f"{keyword} variants {i} and {j} have the same tag {same}")
-                )
-                break
-        tags.append(mine)
-        method = _method_of(index, variant)
-        if method is not None:
-            if method in methods:
-                side, name = method
-                out.append(
-                    Problem(
-                        pointer,
-                        f"{keyword} variants {methods[method]} and {j} both stand for "
-                        f"x-method {name!r} (x-side {side!r})",
-                    )
-                )
-            else:
-                methods[method] = j
-    return out
-
-
-def _check_discriminator(index: Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    discriminator = schema["discriminator"]
-    name = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
-    if not isinstance(name, str):
-        return [
-            Problem(
-                pointer,
-                "discriminator must be an object with a string propertyName, got "
-                + short_json(discriminator),
-            )
-        ]
-    keyword = "oneOf" if isinstance(schema.get("oneOf"), list) else "anyOf"
-    variants = schema.get(keyword)
-    if not isinstance(variants, list):
-        return [Problem(pointer, "discriminator without oneOf/anyOf: nothing to discriminate")]
-    out = []
-    for i, variant in enumerate(variants):
-        props, required = _object_view(index, variant)
-        if name not in props:
-            missing = f"is not defined in {keyword} variant {i}"
-        elif name not in required:
-            missing = f"is not required by {keyword} variant {i}"
-        else:
-            continue
-        out.append(Problem(pointer, f"discriminator property {name!r} {missing}"))
-    return out
-
-
-# --- required ----------------------------------------------------------------------------
-
-
-def _check_required(pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    required = schema.get("required")
-    if schema.get("additionalProperties") is not False or not isinstance(required, list):
-        return []
-    props = schema.get("properties")
-    declared = props if isinstance(props, dict) else {}
-    patterns = []
-    raw_patterns = schema.get("patternProperties")
-    for pattern in raw_patterns if isinstance(raw_patterns, dict) else ():
-        try:
-            patterns.append(re.compile(pattern))
-        except re.error:
-            continue  # the meta-schema format check reports bad patterns
-    out = []
-    for name in required:
-        if not isinstance(name, str) or name in declared:
-            continue
-        if any(p.search(name) for p in patterns):
-            continue
-        out.append(
-            Problem(
-                pointer,
-                f"required property {name!r} is not in properties and additionalProperties "
-                "is false, so no object can be valid",
-            )
-        )
-    return out
