@@ -21,234 +21,81 @@ Checks, in addition to JSON well-formedness:
 
 Duplicate JSON object keys are reported as problems (not as an unusable file): the
 document still parses, last value wins, and the other checks are still worth running.
+
+This module holds the entry points and the whole-document checks (Draft 2020-12,
+definition names, method roles); the rest lives beside it, one concern a module:
+`schema_problems` (`Problem`, `SchemaError`), `schema_reading` (bytes and strict JSON),
+`schema_refs` (`$ref` resolution, self-references) and `schema_keyword_checks` (``x-``
+keywords, unions, ``required``). Import all of it from here.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
 import os
-import re
-from collections.abc import Callable, Iterator
-from contextlib import suppress
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote
 
 # jsonschema ships without type information; the second code keeps mypy quiet
 # if types-jsonschema gets installed later.
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
-from acp_schema._input import InputError, decode_utf8, parse_json, read_bytes
-from acp_schema.cli_common import os_reason
-
 from .class_names import colliding
 from .method_roles import MethodRoles, definitions, read_method_roles
+from .schema_keyword_checks import (
+    KNOWN_SIDES,
+    X_INFORMATIONAL,
+    X_KEYWORDS,
+    check_extensions,
+    check_required,
+    check_unions,
+)
+from .schema_problems import (
+    MAX_REPR,
+    Problem,
+    SchemaError,
+    errors,
+    json_type,
+    kind_of,
+    short_json,
+    warn,
+)
+from .schema_reading import MAX_JSON_DEPTH, parse_schema_bytes, parse_schema_file, read_schema_bytes
+from .schema_refs import Index, check_cycles, check_refs
 from .schema_walk import (
-    DECODING_KEYWORDS,
     SUBSCHEMA_KEYWORDS,
     SUBSCHEMA_LIST_KEYWORDS,
     SUBSCHEMA_MAP_KEYWORDS,
     escape,
     iter_subschemas,
-    unescape,
 )
 
-# Re-exported: other modules import the walking helpers from here.
+# Every public name of the checks, wherever it lives: other modules and the tests import
+# them from here (the walking helpers of `schema_walk` too).
 __all__ = [
+    "DRAFT_2020_12",
+    "KNOWN_SIDES",
+    "MAX_JSON_DEPTH",
     "SUBSCHEMA_KEYWORDS",
     "SUBSCHEMA_LIST_KEYWORDS",
     "SUBSCHEMA_MAP_KEYWORDS",
+    "X_INFORMATIONAL",
+    "X_KEYWORDS",
+    "Problem",
+    "SchemaError",
+    "check_schema_document",
+    "check_schema_file",
+    "errors",
     "escape",
     "iter_subschemas",
+    "json_type",
+    "load_schema",
+    "meta_schema_problems",
+    "parse_schema_bytes",
+    "parse_schema_file",
+    "read_schema_bytes",
+    "warn",
 ]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-
-
-# The sides ACP schemas have used so far. Any other non-empty string is accepted too (the
-# generated `Side` type lists the sides a schema uses); a new one is only worth a warning.
-KNOWN_SIDES = ("agent", "client", "protocol", "proxy")
-
-
-def _is_name(value: object) -> bool:
-    return isinstance(value, str) and value != ""
-
-
-def _is_bool(value: object) -> bool:
-    return isinstance(value, bool)
-
-
-# Extension keywords the generator reads: a predicate on the value and how to describe what
-# it wants. A bad value here would give wrong bindings, so it is an error.
-X_KEYWORDS: dict[str, tuple[Callable[[object], bool], str]] = {
-    **dict.fromkeys(DECODING_KEYWORDS, (_is_bool, "a boolean (true: on, false: off)")),
-    "x-method": (_is_name, "a non-empty string"),
-    "x-side": (_is_name, "a non-empty string"),
-}
-# Extension keywords known but not read by the generator: a surprising value is a warning.
-X_INFORMATIONAL: dict[str, tuple[Callable[[object], bool], str]] = {
-    "x-docs-ignore": (_is_bool, "a boolean"),
-}
-
-# Keep messages readable when the offending value is a whole definition.
-_MAX_REPR = 60
-# Guards against $ref / allOf cycles when looking through variants.
-_MAX_DEPTH = 32
-# How deep arrays and objects may nest in a schema file. The bundled schemas use 12 levels;
-# past about 120 the meta-schema check, datamodel-codegen and the diff run out of Python's
-# recursion limit, so deeper files are refused before parsing (README, "Errors and exit
-# codes").
-MAX_JSON_DEPTH = 64
-
-
-@dataclass(frozen=True, order=True)
-class Problem:
-    """One thing wrong with a schema document, or (`warning`) worth knowing about it.
-
-    A warning never stops generation: it marks what the bindings carry through without
-    understanding (an unknown `x-` keyword, a new `x-side` value).
-    """
-
-    pointer: str  # RFC 6901 pointer into the document, "" = root
-    message: str
-    warning: bool = False
-
-    def __str__(self) -> str:
-        label = "warning: " if self.warning else ""
-        return f"#{self.pointer}: {label}{self.message}"
-
-
-def warn(pointer: str, message: str) -> Problem:
-    return Problem(pointer, message, warning=True)
-
-
-def errors(problems: list[Problem]) -> list[Problem]:
-    """The problems that stop generation (everything but warnings)."""
-    return [p for p in problems if not p.warning]
-
-
-class SchemaError(Exception):
-    """A schema file that cannot be used: unreadable, not JSON, or with problems."""
-
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        problems: list[Problem] | tuple[Problem, ...],
-        *,
-        unusable: bool = False,
-    ) -> None:
-        self.path = os.fspath(path)
-        self.problems = tuple(problems)
-        self.unusable = unusable  # True: nothing could be checked at all
-        super().__init__(self.path, self.problems, unusable)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Rebuilt by keyword: `generate` renders versions in worker processes and the error
-        # has to cross back intact (the default pickling passes `unusable` positionally).
-        return (_rebuild_schema_error, (self.path, self.problems, self.unusable))
-
-    def lines(self) -> list[str]:
-        """One ``PATH: #/pointer: message`` line per problem (no pointer if unusable)."""
-        if self.unusable:
-            return [f"{self.path}: {p.message}" for p in self.problems]
-        return [f"{self.path}: {p}" for p in self.problems]
-
-    def __str__(self) -> str:
-        return "\n".join(self.lines())
-
-
-def _rebuild_schema_error(path: str, problems: tuple[Problem, ...], unusable: bool) -> SchemaError:
-    return SchemaError(path, problems, unusable=unusable)
-
-
-# --- reading -------------------------------------------------------------------------
-
-
-class _DuplicateKeys:
-    """object_pairs_hook that remembers objects which had a key more than once."""
-
-    def __init__(self) -> None:
-        # Objects are kept alive here so their ids stay unique until we locate them.
-        self.found: list[tuple[dict[str, Any], list[str]]] = []
-
-    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj: dict[str, Any] = {}
-        repeated: list[str] = []
-        for key, value in pairs:
-            if key in obj and key not in repeated:
-                repeated.append(key)
-            obj[key] = value
-        if repeated:
-            self.found.append((obj, repeated))
-        return obj
-
-    def problems(self, doc: object) -> list[Problem]:
-        if not self.found:
-            return []
-        # The hook runs bottom-up and cannot know where an object sits; find out now.
-        where = {id(node): ptr for ptr, node in _iter_json(doc)}
-        out = []
-        for obj, keys in self.found:
-            pointer = where.get(id(obj))
-            if pointer is None:
-                continue  # inside a value that a later duplicate replaced
-            for key in keys:
-                out.append(
-                    Problem(
-                        pointer,
-                        f"duplicate key {key!r} in this object (JSON parsers keep only "
-                        "the last value)",
-                    )
-                )
-        return out
-
-
-def _iter_json(node: object, pointer: str = "") -> Iterator[tuple[str, object]]:
-    """Every object and array of a JSON value with its pointer."""
-    stack = [(pointer, node)]
-    while stack:
-        ptr, cur = stack.pop()
-        if isinstance(cur, dict):
-            yield ptr, cur
-            stack.extend((f"{ptr}/{escape(k)}", v) for k, v in cur.items())
-        elif isinstance(cur, list):
-            yield ptr, cur
-            stack.extend((f"{ptr}/{i}", v) for i, v in enumerate(cur))
-
-
-def read_schema_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of the schema file, read once through the tools' one reader (regular
-    files only, bounded size); SchemaError(unusable=True) if it cannot be read."""
-    try:
-        return read_bytes(path)
-    except (OSError, InputError) as exc:
-        reason = os_reason(exc)
-        raise SchemaError(
-            path, [Problem("", f"cannot read {path}: {reason}")], unusable=True
-        ) from None
-
-
-def parse_schema_bytes(raw: bytes, path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
-    """Parse the bytes read from *path* (UTF-8, strict JSON, duplicate keys located as
-    problems); raise SchemaError(unusable=True) if there is nothing to check
-    (`loaded_schema.py` also digests the bytes)."""
-    duplicates = _DuplicateKeys()
-    try:
-        text = decode_utf8(raw).replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads
-        doc = parse_json(text, max_depth=MAX_JSON_DEPTH, object_pairs_hook=duplicates)
-    except InputError as exc:
-        message = str(exc)
-        if message.startswith("not UTF-8"):
-            message = f"cannot read {path}: {message}"
-        raise SchemaError(path, [Problem("", message)], unusable=True) from None
-    return doc, duplicates.problems(doc)
-
-
-def parse_schema_file(path: str | os.PathLike[str]) -> tuple[object, list[Problem]]:
-    """Read and parse the file; raise SchemaError(unusable=True) if there is nothing to
-    check. The reading stage shared by every command that takes a schema file."""
-    return parse_schema_bytes(read_schema_bytes(path), path)
 
 
 # --- public entry points ---------------------------------------------------------------
@@ -289,58 +136,22 @@ def check_schema_document(
     the document's method roles when the caller has read them already (`LoadedSchema`).
     """
     if not isinstance(doc, dict):
-        return [Problem("", f"top level must be a JSON object (a schema), got {_kind(doc)}")]
+        return [Problem("", f"top level must be a JSON object (a schema), got {kind_of(doc)}")]
     problems = _check_dialect(doc) + (_check_meta_schema(doc) if meta_schema else [])
     problems += _check_definitions(doc)
     subschemas = list(iter_subschemas(doc))
-    index = _Index(doc, subschemas)
+    index = Index(doc, subschemas)
     for pointer, schema in subschemas:
-        problems += _check_refs(index, pointer, schema)
-        problems += _check_extensions(pointer, schema)
-        problems += _check_unions(index, pointer, schema)
-        problems += _check_required(pointer, schema)
-    problems += _check_cycles(index, subschemas)
+        problems += check_refs(index, pointer, schema)
+        problems += check_extensions(pointer, schema)
+        problems += check_unions(index, pointer, schema)
+        problems += check_required(pointer, schema)
+    problems += check_cycles(index, subschemas)
     problems += _check_methods(read_method_roles(doc) if roles is None else roles)
     if not errors(problems):
         problems += _check_naming(doc)
     found = sorted(set(problems))
     return found if warnings else errors(found)
-
-
-# --- walking ---------------------------------------------------------------------------
-
-
-def json_type(value: object) -> str:
-    """The JSON Schema type name of a parsed JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-_KIND = {"object": "an object", "array": "an array", "integer": "a number", "null": "null"}
-
-
-def _kind(value: object) -> str:
-    """The JSON type of a parsed value, as a message says it."""
-    name = json_type(value)
-    return _KIND.get(name, f"a {name}")
-
-
-def _short(value: object) -> str:
-    """Compact JSON rendering of a value, truncated."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 3] + "..."
 
 
 # --- Draft 2020-12 -----------------------------------------------------------------------
@@ -350,7 +161,7 @@ def _check_dialect(doc: dict[str, Any]) -> list[Problem]:
     dialect = doc.get("$schema", DRAFT_2020_12)
     if isinstance(dialect, str) and dialect.rstrip("#") == DRAFT_2020_12:
         return []
-    return [Problem("/$schema", f"$schema must be {DRAFT_2020_12!r}, got {_short(dialect)}")]
+    return [Problem("/$schema", f"$schema must be {DRAFT_2020_12!r}, got {short_json(dialect)}")]
 
 
 # check_schema() would stop at the best error; iterating the meta-schema validator
@@ -379,8 +190,8 @@ def _error_message(error: Any) -> str:
     def shorten(err: Any) -> str:
         message = str(err.message)
         full = repr(err.instance)
-        if len(full) > _MAX_REPR:
-            message = message.replace(full, full[: _MAX_REPR - 3] + "...")
+        if len(full) > MAX_REPR:
+            message = message.replace(full, full[: MAX_REPR - 3] + "...")
         return message
 
     message = shorten(error)
@@ -388,215 +199,6 @@ def _error_message(error: Any) -> str:
         alternatives = dict.fromkeys(shorten(e) for e in error.context)
         message += " (" + "; ".join(alternatives) + ")"
     return message
-
-
-# --- $ref --------------------------------------------------------------------------------
-
-
-class _Unresolvable(Exception):
-    pass
-
-
-class _Index:
-    """What ref resolution needs to know about the whole document."""
-
-    def __init__(self, doc: dict[str, Any], subschemas: list[tuple[str, dict[str, Any]]]):
-        self.doc = doc
-        self.schema_ids = {id(s) for _, s in subschemas}
-        self.anchors: dict[str, dict[str, Any]] = {}
-        for _, schema in subschemas:
-            for keyword in ("$anchor", "$dynamicAnchor"):
-                name = schema.get(keyword)
-                if isinstance(name, str):
-                    self.anchors.setdefault(name, schema)
-
-    def resolve(self, ref: str) -> object:
-        """The schema a local ref points to; _Unresolvable with the reason otherwise.
-
-        Hand-rolled rather than via `referencing`, which assumes a valid schema and
-        crashes on the malformed documents this module exists to report.
-        """
-        if not ref.startswith("#"):
-            raise _Unresolvable(
-                "it points outside this document; only local refs ('#...') are supported"
-            )
-        fragment = unquote(ref[1:])  # a URI fragment: percent-decode before ~ escapes
-        if fragment and not fragment.startswith("/"):
-            if fragment not in self.anchors:
-                raise _Unresolvable(f"no schema declares $anchor {fragment!r}")
-            return self.anchors[fragment]
-        target = _resolve_pointer(self.doc, fragment)
-        if isinstance(target, bool) or (isinstance(target, dict) and id(target) in self.schema_ids):
-            return target
-        raise _Unresolvable(f"it points to {_kind(target)} that is not in a schema position")
-
-
-def _resolve_pointer(doc: object, pointer: str) -> object:
-    node = doc
-    seen = ""
-    for raw in pointer.split("/")[1:]:
-        if re.search(r"~(?![01])", raw):
-            raise _Unresolvable(f"{raw!r} has an invalid escape (only ~0 and ~1 are allowed)")
-        token = unescape(raw)
-        if isinstance(node, dict):
-            if token not in node:
-                raise _Unresolvable(f"there is no {token!r} in #{seen}")
-            node = node[token]
-        elif isinstance(node, list):
-            if not re.fullmatch(r"0|[1-9][0-9]*", token) or int(token) >= len(node):
-                raise _Unresolvable(f"#{seen} has no item {token!r}")
-            node = node[int(token)]
-        else:
-            raise _Unresolvable(f"#{seen} is {_kind(node)}, it has no {token!r}")
-        seen += "/" + raw
-    return node
-
-
-def _check_refs(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    out = []
-    for keyword in ("$ref", "$dynamicRef"):
-        ref = schema.get(keyword)
-        if not isinstance(ref, str):
-            continue  # a non-string is a meta-schema error
-        try:
-            index.resolve(ref)
-        except _Unresolvable as exc:
-            out.append(Problem(pointer, f"{keyword} {ref!r} does not resolve: {exc}"))
-    return out
-
-
-# Keywords that apply a subschema to the same value (not to a part of it): a loop through
-# them alone never reaches anything that describes a value.
-_IN_PLACE_LIST = ("allOf", "anyOf", "oneOf")
-_IN_PLACE_ONE = ("not", "if", "then", "else")
-
-
-def _in_place(index: _Index, schema: dict[str, Any]) -> Iterator[object]:
-    """The subschemas `schema` applies to the very value it is given."""
-    for keyword in ("$ref", "$dynamicRef"):
-        ref = schema.get(keyword)
-        if isinstance(ref, str):
-            with suppress(_Unresolvable):  # reported by _check_refs
-                yield index.resolve(ref)
-    for keyword in _IN_PLACE_LIST:
-        value = schema.get(keyword)
-        if isinstance(value, list):
-            yield from value
-    for keyword in _IN_PLACE_ONE:
-        yield schema.get(keyword)
-    dependent = schema.get("dependentSchemas")
-    if isinstance(dependent, dict):
-        yield from dependent.values()
-
-
-def _check_cycles(index: _Index, subschemas: list[tuple[str, dict[str, Any]]]) -> list[Problem]:
-    """Schemas that refer back to themselves (`$ref` to itself, A -> B -> A, an allOf that
-    includes itself) before describing any part of a value. Validating against one never
-    ends and datamodel-codegen finds no model in it. Depth-first, without recursion."""
-    where = {id(s): p for p, s in reversed(subschemas)}  # the first pointer of each schema
-    state: dict[int, bool] = {}  # True while on the current path, False when done
-    out = []
-    for _, root in subschemas:
-        if id(root) in state:
-            continue
-        path = [root]
-        pending = [_in_place(index, root)]
-        state[id(root)] = True
-        while pending:
-            child = next(pending[-1], None)
-            if child is None:
-                state[id(path.pop())] = False
-                pending.pop()
-                continue
-            if not isinstance(child, dict) or id(child) not in where:
-                continue  # a boolean schema, or a malformed value the meta-schema reports
-            seen = state.get(id(child))
-            if seen:
-                loop = [*path[[id(s) for s in path].index(id(child)) :], child]
-                chain = " -> ".join(f"#{where[id(s)]}" for s in loop)
-                out.append(
-                    Problem(
-                        where[id(child)],
-                        f"refers to itself before describing any part of a value ({chain}); "
-                        "validating against it never ends and nothing can be generated from it",
-                    )
-                )
-            elif seen is None:
-                state[id(child)] = True
-                path.append(child)
-                pending.append(_in_place(index, child))
-    return out
-
-
-def _follow(index: _Index, schema: object) -> object:
-    """The target of a bare ``$ref`` schema, or the schema itself."""
-    for _ in range(_MAX_DEPTH):
-        if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
-            break
-        try:
-            schema = index.resolve(schema["$ref"])
-        except _Unresolvable:
-            break
-    return schema
-
-
-# --- x- keywords -------------------------------------------------------------------------
-
-
-def _check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    out = []
-    for key, value in schema.items():
-        if not key.startswith("x-"):
-            continue
-        if key in X_INFORMATIONAL:
-            valid, expected = X_INFORMATIONAL[key]
-            if not valid(value):
-                out.append(warn(pointer, f"{key} is usually {expected}, got {_short(value)}"))
-            continue
-        if key not in X_KEYWORDS:
-            known = [*X_KEYWORDS, *X_INFORMATIONAL]
-            near = difflib.get_close_matches(key, known, n=1)
-            hint = f"did you mean {near[0]!r}?" if near else "known: " + ", ".join(known)
-            out.append(
-                warn(pointer, f"unknown extension keyword {key!r}, carried through ({hint})")
-            )
-            continue
-        valid, expected = X_KEYWORDS[key]
-        if not valid(value):
-            out.append(Problem(pointer, f"{key} must be {expected}, got {_short(value)}"))
-        elif key == "x-side" and value not in KNOWN_SIDES:
-            out.append(
-                warn(
-                    pointer,
-                    f"new x-side {value!r} (known: {', '.join(KNOWN_SIDES)}); "
-                    "the generated Side type includes it",
-                )
-            )
-    if schema.get("x-deserialize-skip-invalid-items") is True and not _allows_arrays(schema):
-        out.append(
-            Problem(
-                pointer,
-                "x-deserialize-skip-invalid-items only applies to array schemas "
-                "(type 'array' or items), but this schema does not allow arrays",
-            )
-        )
-    if "x-method" in schema and "x-side" not in schema:
-        out.append(Problem(pointer, "x-method without x-side: say which side handles the method"))
-    if "x-side" in schema and "x-method" not in schema:
-        out.append(
-            warn(pointer, "x-side without x-method: ignored (x-side only belongs on a method)")
-        )
-    return out
-
-
-def _allows_arrays(schema: dict[str, Any]) -> bool:
-    kind = schema.get("type")
-    return (
-        kind == "array"
-        or (isinstance(kind, list) and "array" in kind)
-        or "items" in schema
-        or "prefixItems" in schema
-    )
 
 
 # --- definitions and methods -------------------------------------------------------------
@@ -639,155 +241,3 @@ def _check_naming(doc: dict[str, Any]) -> list[Problem]:
 
 def _check_methods(roles: MethodRoles) -> list[Problem]:
     return [Problem(ptr, message, warning=not error) for ptr, message, error in roles.findings]
-
-
-# --- unions ------------------------------------------------------------------------------
-
-
-def _object_view(index: _Index, schema: object) -> tuple[dict[str, Any], set[str]]:
-    """Properties and required names of a variant, through $ref and allOf."""
-    props: dict[str, Any] = {}
-    required: set[str] = set()
-    seen: set[int] = set()
-    todo = [(schema, 0)]
-    while todo:
-        cur, depth = todo.pop()
-        if not isinstance(cur, dict) or id(cur) in seen or depth > _MAX_DEPTH:
-            continue
-        seen.add(id(cur))
-        own = cur.get("properties")
-        if isinstance(own, dict):
-            for name, sub in own.items():
-                props.setdefault(name, sub)  # the variant's own definition wins
-        if isinstance(cur.get("required"), list):
-            required.update(r for r in cur["required"] if isinstance(r, str))
-        if isinstance(cur.get("$ref"), str):
-            todo.append((_follow(index, {"$ref": cur["$ref"]}), depth + 1))
-        if isinstance(cur.get("allOf"), list):
-            todo.extend((sub, depth + 1) for sub in reversed(cur["allOf"]))
-    return props, required
-
-
-def _method_of(index: _Index, variant: object) -> tuple[str, str] | None:
-    """(x-side, x-method) of the definition a variant stands for, if any."""
-    for _ in range(_MAX_DEPTH):
-        variant = _follow(index, variant)
-        if not isinstance(variant, dict):
-            return None
-        method, side = variant.get("x-method"), variant.get("x-side")
-        if isinstance(method, str):
-            return (side if isinstance(side, str) else "?", method)
-        wrapped = variant.get("allOf")
-        if not (isinstance(wrapped, list) and len(wrapped) == 1):
-            return None
-        variant = wrapped[0]  # {"title": ..., "allOf": [{"$ref": ...}]}
-    return None
-
-
-def _check_unions(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    out: list[Problem] = []
-    for keyword in ("anyOf", "oneOf"):
-        variants = schema.get(keyword)
-        if isinstance(variants, list):
-            out += _check_union(index, pointer, keyword, variants)
-    if "discriminator" in schema:
-        out += _check_discriminator(index, pointer, schema)
-    return out
-
-
-def _check_union(index: _Index, pointer: str, keyword: str, variants: list[Any]) -> list[Problem]:
-    out = []
-    tags: list[dict[str, str]] = []
-    methods: dict[tuple[str, str], int] = {}
-    for j, variant in enumerate(variants):
-        props, _ = _object_view(index, variant)
-        mine = {
-            name: sub["const"]
-            for name, sub in props.items()
-            if isinstance(sub, dict) and isinstance(sub.get("const"), str)
-        }
-        # Variants collide when they share a tag property and agree on every shared one:
-        # then no tag value can tell them apart.
-        for i, theirs in enumerate(tags):
-            shared = sorted(mine.keys() & theirs.keys())
-            if shared and all(mine[k] == theirs[k] for k in shared):
-                same = ", ".join(f"{k}={mine[k]!r}" for k in shared)
-                out.append(
-                    Problem(pointer, f"{keyword} variants {i} and {j} have the same tag {same}")
-                )
-                break
-        tags.append(mine)
-        method = _method_of(index, variant)
-        if method is not None:
-            if method in methods:
-                side, name = method
-                out.append(
-                    Problem(
-                        pointer,
-                        f"{keyword} variants {methods[method]} and {j} both stand for "
-                        f"x-method {name!r} (x-side {side!r})",
-                    )
-                )
-            else:
-                methods[method] = j
-    return out
-
-
-def _check_discriminator(index: _Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    discriminator = schema["discriminator"]
-    name = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
-    if not isinstance(name, str):
-        return [
-            Problem(
-                pointer,
-                "discriminator must be an object with a string propertyName, got "
-                + _short(discriminator),
-            )
-        ]
-    keyword = "oneOf" if isinstance(schema.get("oneOf"), list) else "anyOf"
-    variants = schema.get(keyword)
-    if not isinstance(variants, list):
-        return [Problem(pointer, "discriminator without oneOf/anyOf: nothing to discriminate")]
-    out = []
-    for i, variant in enumerate(variants):
-        props, required = _object_view(index, variant)
-        if name not in props:
-            missing = f"is not defined in {keyword} variant {i}"
-        elif name not in required:
-            missing = f"is not required by {keyword} variant {i}"
-        else:
-            continue
-        out.append(Problem(pointer, f"discriminator property {name!r} {missing}"))
-    return out
-
-
-# --- required ----------------------------------------------------------------------------
-
-
-def _check_required(pointer: str, schema: dict[str, Any]) -> list[Problem]:
-    required = schema.get("required")
-    if schema.get("additionalProperties") is not False or not isinstance(required, list):
-        return []
-    props = schema.get("properties")
-    declared = props if isinstance(props, dict) else {}
-    patterns = []
-    raw_patterns = schema.get("patternProperties")
-    for pattern in raw_patterns if isinstance(raw_patterns, dict) else ():
-        try:
-            patterns.append(re.compile(pattern))
-        except re.error:
-            continue  # the meta-schema format check reports bad patterns
-    out = []
-    for name in required:
-        if not isinstance(name, str) or name in declared:
-            continue
-        if any(p.search(name) for p in patterns):
-            continue
-        out.append(
-            Problem(
-                pointer,
-                f"required property {name!r} is not in properties and additionalProperties "
-                "is false, so no object can be valid",
-            )
-        )
-    return out

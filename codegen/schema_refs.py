@@ -1,0 +1,164 @@
+"""`$ref` resolution, local refs only (JSON pointers and `$anchor`s) and hand-rolled so
+that a malformed document can still be checked, and the checks built on it: refs that do
+not resolve, and schemas that refer back to themselves before describing any value."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import suppress
+from typing import Any
+from urllib.parse import unquote
+
+from .schema_problems import Problem, kind_of
+from .schema_walk import unescape
+
+# Guards against $ref / allOf cycles when looking through variants.
+MAX_DEPTH = 32
+
+
+class Unresolvable(Exception):
+    """A ref that does not resolve; the message says why."""
+
+
+class Index:
+    """What ref resolution needs to know about the whole document."""
+
+    def __init__(self, doc: dict[str, Any], subschemas: list[tuple[str, dict[str, Any]]]):
+        self.doc = doc
+        self.schema_ids = {id(s) for _, s in subschemas}
+        self.anchors: dict[str, dict[str, Any]] = {}
+        for _, schema in subschemas:
+            for keyword in ("$anchor", "$dynamicAnchor"):
+                name = schema.get(keyword)
+                if isinstance(name, str):
+                    self.anchors.setdefault(name, schema)
+
+    def resolve(self, ref: str) -> object:
+        """The schema a local ref points to; Unresolvable with the reason otherwise.
+
+        Hand-rolled rather than via `referencing`, which assumes a valid schema and
+        crashes on the malformed documents this module exists to report.
+        """
+        if not ref.startswith("#"):
+            raise Unresolvable(
+                "it points outside this document; only local refs ('#...') are supported"
+            )
+        fragment = unquote(ref[1:])  # a URI fragment: percent-decode before ~ escapes
+        if fragment and not fragment.startswith("/"):
+            if fragment not in self.anchors:
+                raise Unresolvable(f"no schema declares $anchor {fragment!r}")
+            return self.anchors[fragment]
+        target = _resolve_pointer(self.doc, fragment)
+        if isinstance(target, bool) or (isinstance(target, dict) and id(target) in self.schema_ids):
+            return target
+        raise Unresolvable(f"it points to {kind_of(target)} that is not in a schema position")
+
+
+def _resolve_pointer(doc: object, pointer: str) -> object:
+    node = doc
+    seen = ""
+    for raw in pointer.split("/")[1:]:
+        if re.search(r"~(?![01])", raw):
+            raise Unresolvable(f"{raw!r} has an invalid escape (only ~0 and ~1 are allowed)")
+        token = unescape(raw)
+        if isinstance(node, dict):
+            if token not in node:
+                raise Unresolvable(f"there is no {token!r} in #{seen}")
+            node = node[token]
+        elif isinstance(node, list):
+            if not re.fullmatch(r"0|[1-9][0-9]*", token) or int(token) >= len(node):
+                raise Unresolvable(f"#{seen} has no item {token!r}")
+            node = node[int(token)]
+        else:
+            raise Unresolvable(f"#{seen} is {kind_of(node)}, it has no {token!r}")
+        seen += "/" + raw
+    return node
+
+
+def check_refs(index: Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
+    out = []
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if not isinstance(ref, str):
+            continue  # a non-string is a meta-schema error
+        try:
+            index.resolve(ref)
+        except Unresolvable as exc:
+            out.append(Problem(pointer, f"{keyword} {ref!r} does not resolve: {exc}"))
+    return out
+
+
+# Keywords that apply a subschema to the same value (not to a part of it): a loop through
+# them alone never reaches anything that describes a value.
+_IN_PLACE_LIST = ("allOf", "anyOf", "oneOf")
+_IN_PLACE_ONE = ("not", "if", "then", "else")
+
+
+def _in_place(index: Index, schema: dict[str, Any]) -> Iterator[object]:
+    """The subschemas `schema` applies to the very value it is given."""
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if isinstance(ref, str):
+            with suppress(Unresolvable):  # reported by check_refs
+                yield index.resolve(ref)
+    for keyword in _IN_PLACE_LIST:
+        value = schema.get(keyword)
+        if isinstance(value, list):
+            yield from value
+    for keyword in _IN_PLACE_ONE:
+        yield schema.get(keyword)
+    dependent = schema.get("dependentSchemas")
+    if isinstance(dependent, dict):
+        yield from dependent.values()
+
+
+def check_cycles(index: Index, subschemas: list[tuple[str, dict[str, Any]]]) -> list[Problem]:
+    """Schemas that refer back to themselves (`$ref` to itself, A -> B -> A, an allOf that
+    includes itself) before describing any part of a value. Validating against one never
+    ends and datamodel-codegen finds no model in it. Depth-first, without recursion."""
+    where = {id(s): p for p, s in reversed(subschemas)}  # the first pointer of each schema
+    state: dict[int, bool] = {}  # True while on the current path, False when done
+    out = []
+    for _, root in subschemas:
+        if id(root) in state:
+            continue
+        path = [root]
+        pending = [_in_place(index, root)]
+        state[id(root)] = True
+        while pending:
+            child = next(pending[-1], None)
+            if child is None:
+                state[id(path.pop())] = False
+                pending.pop()
+                continue
+            if not isinstance(child, dict) or id(child) not in where:
+                continue  # a boolean schema, or a malformed value the meta-schema reports
+            seen = state.get(id(child))
+            if seen:
+                loop = [*path[[id(s) for s in path].index(id(child)) :], child]
+                chain = " -> ".join(f"#{where[id(s)]}" for s in loop)
+                out.append(
+                    Problem(
+                        where[id(child)],
+                        f"refers to itself before describing any part of a value ({chain}); "
+                        "validating against it never ends and nothing can be generated from it",
+                    )
+                )
+            elif seen is None:
+                state[id(child)] = True
+                path.append(child)
+                pending.append(_in_place(index, child))
+    return out
+
+
+def follow(index: Index, schema: object) -> object:
+    """The target of a bare ``$ref`` schema, or the schema itself."""
+    for _ in range(MAX_DEPTH):
+        if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
+            break
+        try:
+            schema = index.resolve(schema["$ref"])
+        except Unresolvable:
+            break
+    return schema
