@@ -48,6 +48,12 @@ INSTALLED_PACKAGES = (
     "acp_schema.codegen.generate",
     "acp_schema.codegen.drift",
     "acp_schema.migrations",
+    "acp_schema.migrations.framework",
+    "acp_schema.migrations.resolution",
+    "acp_schema.migrations.chunk_identity",
+    "acp_schema.migrations.chunk_identity.planning",
+    "acp_schema.migrations.chunk_identity.rules",
+    "acp_schema.migrations.chunk_identity.accounting",
 )
 
 _HEADER_BYTES = 4096  # enough for the four header lines of a generated file

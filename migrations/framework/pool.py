@@ -11,6 +11,7 @@ from typing import Any, Generic, TypeVar
 from acp_schema.cli_common import ignore_interrupts
 
 R = TypeVar("R")
+PoolT = TypeVar("PoolT", bound="WorkerPool[Any]")
 
 # Workers cost more than they save on a handful of files (the bench measured --jobs 2
 # at 1.2-1.5x --jobs 1 with 20 files to parse): below this many per worker, in-process.
@@ -24,7 +25,7 @@ class WorkerPool(Generic[R]):
         self.jobs = max(1, jobs)
         self.executor: ProcessPoolExecutor | None = None
 
-    def __enter__(self) -> WorkerPool[R]:
+    def __enter__(self: PoolT) -> PoolT:
         if self.jobs > 1:
             # Ctrl-C reaches the workers too; only the parent reports it.
             self.executor = ProcessPoolExecutor(
