@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint
 from acp_schema.migrations.chunk_identity.rule_ids import (
@@ -38,6 +38,7 @@ from acp_schema.migrations.chunk_identity.rule_ids import (
     select_rules,
 )
 from acp_schema.migrations.framework.findings import Finding
+from acp_schema.migrations.framework.progress import ProgressBar
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
@@ -214,7 +215,7 @@ def migrate_command(args: argparse.Namespace) -> int:
         print(f"{missing}: {why}", file=sys.stderr)
 
     started = time.perf_counter()
-    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
     outcome = run_all(
         files, options, jobs=args.jobs, progress=bar, account_skipped=args.json is not None
     )
@@ -414,27 +415,3 @@ def _finding(finding: Finding) -> dict[str, Any]:
     data = finding.as_dict()
     data.pop("kind", None)
     return data
-
-
-class _ProgressBar:
-    """A one-line text bar on a terminal, redrawn at most ten times a second."""
-
-    WIDTH = 30
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.last = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - self.last < 0.1:
-            return
-        self.last = now
-        filled = self.WIDTH * done // total if total else self.WIDTH
-        bar = "#" * filled + "-" * (self.WIDTH - filled)
-        self.stream.write(f"\r[{bar}] {done}/{total} files")
-        self.stream.flush()
-
-    def clear(self) -> None:
-        self.stream.write("\r" + " " * (self.WIDTH + 30) + "\r")
-        self.stream.flush()

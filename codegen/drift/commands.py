@@ -106,8 +106,11 @@ def register_diff(commands: Subparsers) -> None:
         "reverse) and for the Python API of the bindings, and names the codemod that "
         "covers it. With --upstream VERSION, compares the bundled schema of one protocol "
         "version with the one published in @agentclientprotocol/sdk VERSION (fetched with "
-        "npm once, then cached). Exit 0, or 1 with --fail-on when a change of that class "
-        "exists; 2 for unusable input.",
+        "npm once, then cached). With --impact PATH..., lists every place in that code "
+        "that a change breaking the API or the wire touches (breaks, may break, or a note "
+        "for a chain over a union or enum that gains a member). Exit 0, or 1 with "
+        "--fail-on when a change of that class exists (with --impact: when a listed place "
+        "is hit by one); 2 for unusable input.",
     )
     diff.add_argument(
         "schemas",
@@ -117,14 +120,16 @@ def register_diff(commands: Subparsers) -> None:
     )
     diff.add_argument(
         "--format",
-        choices=("text", "json", "markdown"),
+        choices=("text", "json", "markdown", "github"),
         default="text",
-        help="text for people (default), json for machines, markdown for a changelog",
+        help="text for people (default), json for machines, markdown for a changelog, "
+        "github for workflow annotations (with --impact)",
     )
     diff.add_argument(
         "--fail-on",
         choices=("breaking", "api", "wire", "any"),
-        help="exit 1 if a change of this class exists (breaking = api or wire)",
+        help="exit 1 if a change of this class exists (breaking = api or wire); with "
+        "--impact, if a listed place is hit by one (any: any place but notes)",
     )
     diff.add_argument(
         "--descriptions",
@@ -143,7 +148,44 @@ def register_diff(commands: Subparsers) -> None:
         help="cache for --upstream (default: $ACP_SCHEMA_CACHE, else "
         "$XDG_CACHE_HOME/acp-schema, else ~/.cache/acp-schema)",
     )
+    register_impact(diff)
     diff.set_defaults(func=_diff)
+
+
+def register_impact(diff: argparse.ArgumentParser) -> None:
+    from acp_schema.migrations.cli import _positive, _size
+
+    impact = diff.add_argument_group("impact on code (--impact)")
+    impact.add_argument(
+        "--impact",
+        nargs="+",
+        metavar="PATH",
+        help="Python files or directories to scan for places the changes touch",
+    )
+    impact.add_argument(
+        "--bindings",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="another module that holds the OLD bindings (default: acp_schema.v1/v2 for "
+        "the diff's protocol, and copies of generated bindings of OLD or NEW in PATH)",
+    )
+    impact.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB", help="skip matching paths"
+    )
+    impact.add_argument(
+        "--no-gitignore", action="store_true", help="also scan files .gitignore ignores"
+    )
+    impact.add_argument(
+        "--max-file-size",
+        type=_size,
+        default=None,
+        metavar="SIZE",
+        help="report larger files instead of scanning them (default 1M)",
+    )
+    impact.add_argument(
+        "--jobs", type=_positive, default=1, metavar="N", help="worker processes (default 1)"
+    )
 
 
 def _diff(args: argparse.Namespace) -> int:
@@ -164,6 +206,12 @@ def _diff(args: argparse.Namespace) -> int:
             if len(args.schemas) != 2:
                 return command_error("diff", "give two schemas: OLD NEW")
             old, new = (resolve_input(s) for s in args.schemas)
+        if args.impact is not None:
+            from .impact.cli import impact_command
+
+            return impact_command(args, old, new)
+        if args.format == "github":
+            return command_error("diff", "--format github needs --impact PATH")
         report = diff_files(old, new, descriptions=args.descriptions)
     except SchemaError as err:
         print("\n".join(err.lines()), file=sys.stderr)

@@ -47,6 +47,7 @@ INSTALLED_PACKAGES = (
     "acp_schema.codegen",
     "acp_schema.codegen.generate",
     "acp_schema.codegen.drift",
+    "acp_schema.codegen.drift.impact",
     "acp_schema.migrations",
     "acp_schema.migrations.framework",
     "acp_schema.migrations.resolution",

@@ -1,0 +1,1 @@
+"""The impact report: which places in the user's code a schema upgrade touches."""

@@ -1,0 +1,152 @@
+"""Writing an impact report: text (one line per place), JSON, Markdown, or GitHub workflow
+commands (annotations on the changed lines of a pull request); and `--fail-on`."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .judge import MIGRATE_COMMAND, Impact
+from .run import Scan
+
+FORMATS = ("text", "json", "markdown", "github")
+
+# `--fail-on` with `--impact`: a listed place hit by a change of this class. Notes never
+# fail; `any` is any place that breaks or may break.
+FAIL_ON: Mapping[str, Callable[[Impact], bool]] = {
+    "api": lambda i: i.change_class == "api" and i.degree != "note",
+    "wire": lambda i: i.change_class == "wire" and i.degree != "note",
+    "breaking": lambda i: i.change_class in ("api", "wire") and i.degree != "note",
+    "any": lambda i: i.degree != "note",
+}
+
+
+def fails(scan: Scan, fail_on: str) -> bool:
+    return any(FAIL_ON[fail_on](i) for i in scan.impacts)
+
+
+def summary(scan: Scan) -> dict[str, Any]:
+    impacts = scan.impacts
+    degrees = Counter(i.degree for i in impacts)
+    status = Counter(f.status for f in scan.files)
+    return {
+        "places": len(impacts),
+        "breaks": degrees["breaks"],
+        "may_break": degrees["may break"],
+        "notes": degrees["note"],
+        "files_with_places": len({i.path for i in impacts}),
+        "scanned": status["scanned"],
+        "skipped": status["skipped"],
+        "failed": status["failed"] + len(scan.missing),
+        "codemods": sorted({i.codemod for i in impacts if i.codemod}),
+    }
+
+
+def line(impact: Impact) -> str:
+    """`path:line:col: Definition.field kind: degree: what breaks here [codemod]`."""
+    text = (
+        f"{impact.path}:{impact.line}:{impact.column}: {impact.where} {impact.kind}: "
+        f"{impact.degree}: {impact.message}"
+    )
+    if impact.codemod:
+        text += f" [covered by codemod {impact.codemod}: {MIGRATE_COMMAND}]"
+    return text
+
+
+def totals(scan: Scan) -> str:
+    counts = summary(scan)
+    return (
+        f"{counts['places']} place(s) in {counts['files_with_places']} file(s): "
+        f"{counts['breaks']} break, {counts['may_break']} may break, {counts['notes']} note(s); "
+        f"{counts['scanned']} file(s) scanned, {counts['skipped']} with nothing in reach, "
+        f"{counts['failed']} failed"
+    )
+
+
+def bindings_line(scan: Scan) -> str:
+    text = f"bindings: {', '.join(scan.bindings)}"
+    if scan.other_generated:
+        text += f"; {len(scan.other_generated)} generated file(s) of other schemas not used"
+    return text
+
+
+def render(scan: Scan, fmt: str, old: str, new: str) -> str:
+    if fmt == "json":
+        return json.dumps(to_json(scan, old, new), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return "\n".join(_markdown(scan, old, new)) + "\n"
+    if fmt == "github":
+        return "".join(_github(i) + "\n" for i in scan.impacts)
+    lines = [f"Impact of {old} -> {new}", *(line(i) for i in scan.impacts)]
+    return "\n".join([*lines, totals(scan), bindings_line(scan)]) + "\n"
+
+
+def to_json(scan: Scan, old: str, new: str) -> dict[str, Any]:
+    return {
+        "old": old,
+        "new": new,
+        "summary": summary(scan),
+        "impacts": [i.to_json() for i in scan.impacts],
+        "failed": [{"path": f.path.as_posix(), "error": f.error} for f in scan.failed]
+        + [{"path": p.as_posix(), "error": why} for p, why in scan.missing],
+        "bindings": {
+            "modules": scan.bindings,
+            "vendored": scan.vendored,
+            "other_generated": [
+                {"path": p.as_posix(), "schema_sha256": d} for p, d in scan.other_generated
+            ],
+        },
+    }
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown(scan: Scan, old: str, new: str) -> list[str]:
+    lines = [f"## Impact of {old} -> {new}", "", totals(scan) + "."]
+    if not scan.impacts:
+        return lines
+    lines += [
+        "",
+        "| place | change | degree | what breaks here | codemod |",
+        "|---|---|---|---|---|",
+    ]
+    for i in scan.impacts:
+        codemod = f"`{i.codemod}`" if i.codemod else ""
+        lines.append(
+            f"| `{_cell(i.path)}:{i.line}:{i.column}` | `{_cell(i.where)}` {i.kind} | "
+            f"{i.degree} | {_cell(i.message)} | {codemod} |"
+        )
+    return lines
+
+
+_LEVELS = {"breaks": "error", "may break": "warning", "note": "notice"}
+
+
+def _github(impact: Impact) -> str:
+    """A workflow command: `::error file=F,line=L,col=C,title=T::message` (columns count
+    from 1 there)."""
+    message = f"{impact.where} {impact.kind}: {impact.message}"
+    if impact.codemod:
+        message += f" [covered by codemod {impact.codemod}: {MIGRATE_COMMAND}]"
+    properties = ",".join(
+        f"{k}={_property(v)}"
+        for k, v in (
+            ("file", impact.path),
+            ("line", str(impact.line)),
+            ("col", str(impact.column + 1)),
+            ("title", f"acp-schema impact: {impact.degree}"),
+        )
+    )
+    return f"::{_LEVELS[impact.degree]} {properties}::{_data(message)}"
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")

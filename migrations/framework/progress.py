@@ -1,0 +1,31 @@
+"""A progress bar for runs over many files, drawn on a terminal only (the caller decides:
+stderr is a terminal and the run is not quiet)."""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+
+class ProgressBar:
+    """A one-line text bar on a terminal, redrawn at most ten times a second."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < 0.1:
+            return
+        self.last = now
+        filled = self.WIDTH * done // total if total else self.WIDTH
+        bar = "#" * filled + "-" * (self.WIDTH - filled)
+        self.stream.write(f"\r[{bar}] {done}/{total} files")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        self.stream.write("\r" + " " * (self.WIDTH + 30) + "\r")
+        self.stream.flush()

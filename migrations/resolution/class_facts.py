@@ -1,0 +1,209 @@
+"""Which bindings class an expression of the user's code names, or holds an instance of,
+for any class of the bindings (`facts.Facts` answers the same for the chunk alone).
+
+A class is named when the expression's qualified names resolve into a bindings module,
+through facades and vendored copies (`exports.Exports`). An instance is only claimed when
+the code shows it: a constructor call (`ToolCallLocation(...)`), a `model_validate*` or
+`model_construct` call of the class, a builder or `model_copy` call on an instance, an
+annotation (`loc: ToolCallLocation`, `X | None`, `Optional[X]`), an enclosing
+`if isinstance(x, X)` or an earlier `assert isinstance(x, X)` in the same block, a `match`
+class pattern on the subject or its `as` capture, a `for` loop over a name annotated
+`list[X]` (or another container of X), or a name assigned once from any of these.
+Anything else names no class: the impact report then speaks of what may break.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from acp_schema.migrations.framework.syntax import chain, stores_in
+from acp_schema.migrations.resolution.facts import CONTAINERS
+from acp_schema.migrations.resolution.module_facts import ModuleFacts
+
+# Class methods that return an instance of their class.
+CONSTRUCTING = frozenset({"model_validate", "model_validate_json", "model_construct"})
+# Instance methods that return an instance of the same class.
+COPYING = frozenset({"model_copy"})
+_MAX_DEPTH = 16  # assignments of assignments: more than code that shows a type needs
+
+
+class ClassFacts:
+    """Class evidence over one module's metadata (`facts`): `resolve` maps a qualified
+    name to the bindings' qualified name it stands for, or None."""
+
+    def __init__(self, facts: ModuleFacts, resolve: Callable[[str], str | None]) -> None:
+        self.facts = facts
+        self.resolve = resolve
+
+    # --- classes -------------------------------------------------------------------------
+
+    def class_of(self, expr: cst.CSTNode) -> str | None:
+        """The bindings' qualified class name that a plain or dotted name refers to."""
+        if not isinstance(expr, cst.Name | cst.Attribute):
+            return None
+        for qualified in sorted(self.facts.qualified_names(expr)):
+            found = self.resolve(qualified)
+            if found is not None:
+                return found
+        return None
+
+    def annotated(self, annotation: cst.BaseExpression) -> str | None:
+        """The class of `X`, `X | None`, `Optional[X]`, `"X"` is not read (a string)."""
+        if isinstance(annotation, cst.BinaryOperation) and isinstance(
+            annotation.operator, cst.BitOr
+        ):
+            sides = [annotation.left, annotation.right]
+            found = [c for c in (self.annotated(s) for s in sides) if c is not None]
+            others = [s for s in sides if not (isinstance(s, cst.Name) and s.value == "None")]
+            return found[0] if len(found) == 1 and len(others) == 1 else None
+        if isinstance(annotation, cst.Subscript):
+            kind = (chain(annotation.value) or "").rpartition(".")[2]
+            if kind == "Optional" and len(annotation.slice) == 1:
+                inner = annotation.slice[0].slice
+                return self.annotated(inner.value) if isinstance(inner, cst.Index) else None
+            return None
+        return self.class_of(annotation)
+
+    def item_annotated(self, annotation: cst.BaseExpression) -> str | None:
+        """The item class of `list[X]`, `Sequence[X]`, `dict[str, X]` and the like."""
+        if not isinstance(annotation, cst.Subscript) or not annotation.slice:
+            return None
+        kind = (chain(annotation.value) or "").rpartition(".")[2]
+        last = annotation.slice[-1].slice
+        if kind not in CONTAINERS or not isinstance(last, cst.Index):
+            return None
+        return self.annotated(last.value)
+
+    # --- instances -----------------------------------------------------------------------
+
+    def instance_of(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+        """The bindings class `expr` holds an instance of, where the code shows it."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Call):
+            return self._called(expr, depth)
+        narrowed = self._narrowed(expr)
+        if narrowed is not None:
+            return narrowed
+        if isinstance(expr, cst.Name):
+            return self._declared(expr, depth)
+        return None
+
+    def _called(self, call: cst.Call, depth: int) -> str | None:
+        func = call.func
+        direct = self.class_of(func)
+        if direct is not None:
+            return direct
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in CONSTRUCTING:
+                return self.class_of(func.value)
+            if method in COPYING or method.startswith("with_"):
+                return self.instance_of(func.value, depth + 1)
+        return None
+
+    def _declared(self, name: cst.Name, depth: int) -> str | None:
+        assignment = self.facts.single_assignment(name)
+        node = assignment.node if assignment is not None else None
+        if isinstance(node, cst.Param):
+            annotation = node.annotation
+            return self.annotated(annotation.annotation) if annotation is not None else None
+        if not isinstance(node, cst.Name):
+            return None
+        holder = self.facts.parent(node)
+        if isinstance(holder, cst.AnnAssign):
+            return self.annotated(holder.annotation.annotation)
+        if isinstance(holder, cst.AssignTarget):
+            assign = self.facts.parent(holder)
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+                return self.instance_of(assign.value, depth + 1)
+        if isinstance(holder, cst.MatchAs):
+            return self._pattern_class(self.facts.parent(holder) or holder, holder)
+        if isinstance(holder, cst.For) and holder.target is node:
+            return self._items_of(holder.iter)
+        return None
+
+    def _items_of(self, iterable: cst.BaseExpression) -> str | None:
+        if not isinstance(iterable, cst.Name):
+            return None
+        assignment = self.facts.single_assignment(iterable)
+        node = assignment.node if assignment is not None else None
+        annotation: cst.Annotation | None = None
+        if isinstance(node, cst.Param):
+            annotation = node.annotation
+        elif isinstance(node, cst.Name):
+            holder = self.facts.parent(node)
+            if isinstance(holder, cst.AnnAssign):
+                annotation = holder.annotation
+        return self.item_annotated(annotation.annotation) if annotation is not None else None
+
+    def _pattern_class(self, parent: cst.CSTNode, capture: cst.MatchAs) -> str | None:
+        """`case X(...) as name`: the capture holds an X."""
+        pattern = capture.pattern
+        if isinstance(pattern, cst.MatchClass):
+            return self.class_of(pattern.cls)
+        return None
+
+    def _narrowed(self, expr: cst.BaseExpression) -> str | None:
+        """The class an enclosing `if isinstance(...)`, an earlier `assert isinstance` in
+        the block, or a `case X(...)` on the subject gives `expr`."""
+        dotted = chain(expr)
+        if dotted is None:
+            return None
+        child: cst.CSTNode = expr
+        for current in self.facts.ancestors(expr):
+            if isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                return None
+            if isinstance(current, cst.If | cst.While) and child is current.body:
+                found = self._isinstance(current.test, dotted)
+                if found is not None:
+                    return found
+            if isinstance(current, cst.IndentedBlock | cst.Module):
+                found = self._asserted(current, child, dotted)
+                if found is not None:
+                    return found
+            if isinstance(current, cst.MatchCase) and child is current.body:
+                match = self.facts.parent(current)
+                pattern = current.pattern
+                if isinstance(pattern, cst.MatchAs) and pattern.pattern is not None:
+                    pattern = pattern.pattern
+                if (
+                    isinstance(match, cst.Match)
+                    and chain(match.subject) == dotted
+                    and isinstance(pattern, cst.MatchClass)
+                ):
+                    return self.class_of(pattern.cls)
+            child = current
+        return None
+
+    def _isinstance(self, test: cst.BaseExpression, dotted: str) -> str | None:
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._isinstance(test.left, dotted) or self._isinstance(test.right, dotted)
+        if (
+            isinstance(test, cst.Call)
+            and isinstance(test.func, cst.Name)
+            and test.func.value == "isinstance"
+            and self.facts.is_builtin(test.func)
+            and len(test.args) == 2
+            and chain(test.args[0].value) == dotted
+        ):
+            return self.class_of(test.args[1].value)
+        return None
+
+    def _asserted(self, block: cst.CSTNode, statement: cst.CSTNode, dotted: str) -> str | None:
+        """`assert isinstance(x, X)` earlier in the same block, with no store to `x`
+        between it and `statement`."""
+        body = block.body if isinstance(block, cst.Module | cst.IndentedBlock) else ()
+        found: str | None = None
+        for item in body:
+            if item is statement:
+                return found
+            if stores_in([item]).rebinds(dotted):
+                found = None
+            if isinstance(item, cst.SimpleStatementLine):
+                for small in item.body:
+                    if isinstance(small, cst.Assert):
+                        found = self._isinstance(small.test, dotted) or found
+        return None
