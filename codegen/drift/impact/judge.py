@@ -215,12 +215,20 @@ def _bound(use: Use, target: Target) -> tuple[Degree, str] | None:
         return None
     if not _violates(use.value, keyword, limit):
         return None
+    if use.kind == "keyword" and target.lenient:
+        return "may break", f"{target.field}={_shown(use.value)} is outside the new bound {rule}: dropped"
     if use.kind == "keyword":
-        return "breaks", f"{target.field}={use.value!r} is outside the new bound {rule}"
+        return "breaks", f"{target.field}={_shown(use.value)} is outside the new bound {rule}"
     return (
         "may break",
-        f"{target.field}={use.value!r} is outside the new bound {rule} (not validated here)",
+        f"{target.field}={_shown(use.value)} is outside the new bound {rule} (not validated here)",
     )
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join("..." if v is NOTHING else repr(v) for v in value) + "]"
+    return repr(value)
 
 
 def _violates(value: Any, keyword: str, limit: Any) -> bool:
@@ -252,6 +260,8 @@ def _not_null(use: Use, target: Target) -> tuple[Degree, str] | None:
     if use.kind not in ("keyword", "builder", "write", "dict-key"):
         return None
     if use.value is None:
+        if use.kind == "keyword" and target.lenient:
+            return "may break", f"{target.field}=None: null is no longer accepted: dropped"
         if use.kind == "keyword":
             return "breaks", f"{target.field}=None: null is no longer accepted"
         return "may break", f"{target.field}=None: null is no longer accepted (not validated here)"

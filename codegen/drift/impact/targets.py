@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import keyword
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from ...class_names import class_name
 from ..diff_bindings import binding_homes
-from ..diff_verdicts import COMPATIBLE, LOWER_BOUNDS, UPPER_BOUNDS
+from ..diff_verdicts import COMPATIBLE, DEFAULT_ON_ERROR, LOWER_BOUNDS, UPPER_BOUNDS
 from ..schema_diff import ROOT, Change
 from ..schema_views import keyed_members, ref_name, ref_of, split_null
 
@@ -50,6 +50,7 @@ class Target:
     wire: str | None = None  # its wire name
     items: bool = False  # the change is on the field's items, not the field
     bound: tuple[str, Any] | None = None  # (keyword, NEW value) for "bound"
+    lenient: bool = False  # NEW drops a failing value here (default-on-error)
 
     @property
     def where(self) -> str:
@@ -142,8 +143,9 @@ class _Homes:
                 return cls, [s for s, _ in parts[count:]]
         return None
 
-    def node(self, definition: str, location: str) -> Any:
-        """The OLD schema at a place, following references (None where it has none)."""
+    def node(self, definition: str, location: str, follow: bool = True) -> Any:
+        """The schema at a place, following references (None where it has none); with
+        `follow` false, the place's own node (where its keywords are written)."""
         node: Any = self.defs.get(definition)
         for step, _ in steps(location):
             node = self._through(node)
@@ -156,10 +158,21 @@ class _Homes:
             else:
                 properties = node.get("properties")
                 node = properties.get(step) if isinstance(properties, dict) else None
-        return self._through(node)
+        return self._through(node) if follow else node
+
+    def lenient(self, definition: str, location: str) -> bool:
+        """Whether a value that fails at this place decodes as omitted
+        (`x-deserialize-default-on-error`): a constructor then drops it, never fails."""
+        node = self.node(definition, location, follow=False)
+        return isinstance(node, dict) and node.get(DEFAULT_ON_ERROR) is True
 
     def _through(self, node: Any, hops: int = 0) -> Any:
+        """Follow references, and the nullable wrapper `anyOf: [X, null]`, to X."""
         while isinstance(node, dict) and hops < 32:
+            nullable, core = split_null(node)
+            if nullable and core != node:
+                node, hops = core, hops + 1
+                continue
             ref = ref_of(node)
             if ref is None:
                 return node
@@ -224,7 +237,7 @@ def build_targets(
             continue
         if change.kind.startswith("method-") and change.old:
             out.methods[change.old.split(" ", 1)[0]] = change
-        if change.definition == ROOT:
+        if change.definition == ROOT or _same_class_kind(change, homes, new_homes):
             continue
         target = _target(change, change_class, homes, new_homes)
         if target is not None:
@@ -234,6 +247,20 @@ def build_targets(
     gone = {t.cls for t in out.targets if t.rule == "gone"}
     out.targets = [t for t in out.targets if t.rule == "gone" or t.cls not in gone]
     return out
+
+
+def _same_class_kind(change: Change, old: _Homes, new: _Homes) -> bool:
+    """A reference switch where neither side is a class: what changes behind it is
+    listed as changes of their own at the same place (`ref-changed` only folds their
+    verdicts), so the switch itself touches no use."""
+    if change.kind != "ref-changed":
+        return False
+    sides = (old.node(change.definition, change.location), new.node(change.definition, change.location))
+    return not any(_is_object(side) for side in sides)
+
+
+def _is_object(node: Any) -> bool:
+    return isinstance(node, dict) and (node.get("type") == "object" or "properties" in node)
 
 
 def _class_of(change: Change) -> ChangeClass | None:
@@ -274,6 +301,9 @@ def _target(change: Change, change_class: ChangeClass, homes: _Homes, new: _Home
     if bound is not None:
         rule = "bound"
     target = _field_target(change, rule, change_class, cls, rest)
+    if target is not None and target.field is not None and not target.items:
+        place = change.location.rpartition(target.wire or "")[0] + (target.wire or "")
+        target = replace(target, lenient=new.lenient(change.definition, place))
     return target if bound is None or target is None else _with_bound(target, bound)
 
 
@@ -294,15 +324,7 @@ def _field_target(
 def _with_bound(target: Target, bound: tuple[str, Any]) -> Target:
     if target.items or target.field is None:
         return target
-    return Target(
-        target.change,
-        "bound",
-        target.change_class,
-        target.cls,
-        target.field,
-        target.wire,
-        bound=bound,
-    )
+    return replace(target, rule="bound", bound=bound)
 
 
 def _bound(change: Change) -> tuple[str, Any] | None:

@@ -343,6 +343,11 @@ class UseFinder(cst.CSTVisitor):
         """The value of a literal the code shows (`0`, `-1`, `None`, `[]`, `{"a": 1}`),
         else NOTHING."""
         assert self.module is not None
+        if isinstance(node, cst.List | cst.Tuple | cst.Set) and not any(
+            isinstance(e, cst.StarredElement) for e in node.elements
+        ):
+            # The items are shown even where their values are not: a size is known.
+            return [self._literal(e.value) for e in node.elements]
         if isinstance(node, cst.Name | cst.Attribute | cst.Call):
             return None if isinstance(node, cst.Name) and node.value == "None" else NOTHING
         try:
