@@ -216,7 +216,10 @@ def _bound(use: Use, target: Target) -> tuple[Degree, str] | None:
     if not _violates(use.value, keyword, limit):
         return None
     if use.kind == "keyword" and target.lenient:
-        return "may break", f"{target.field}={_shown(use.value)} is outside the new bound {rule}: dropped"
+        return (
+            "may break",
+            f"{target.field}={_shown(use.value)} is outside the new bound {rule}: dropped",
+        )
     if use.kind == "keyword":
         return "breaks", f"{target.field}={_shown(use.value)} is outside the new bound {rule}"
     return (

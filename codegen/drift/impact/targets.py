@@ -255,7 +255,10 @@ def _same_class_kind(change: Change, old: _Homes, new: _Homes) -> bool:
     verdicts), so the switch itself touches no use."""
     if change.kind != "ref-changed":
         return False
-    sides = (old.node(change.definition, change.location), new.node(change.definition, change.location))
+    sides = (
+        old.node(change.definition, change.location),
+        new.node(change.definition, change.location),
+    )
     return not any(_is_object(side) for side in sides)
 
 

@@ -3,7 +3,6 @@
 One probe per use of an API-breaking change of 2.0.0 -> 2.1.0, with a look-alike that
 the upgrade does not touch. Imports sit inside the probes so each one runs on its own.
 """
-# ruff: noqa: F401
 
 from __future__ import annotations
 
@@ -72,7 +71,9 @@ def probe_size_kept() -> None:
 def probe_chunk_identity_keyword() -> None:
     from acpbind.v2 import SessionMessageChunk, TextContent
 
-    SessionMessageChunk(message_id="m1", content=TextContent(text="hi"), sender_session_id="s1")  # breaks
+    SessionMessageChunk(
+        message_id="m1", content=TextContent(text="hi"), sender_session_id="s1"
+    )  # breaks
 
 
 def probe_chunk_identity_read() -> None:
@@ -99,12 +100,21 @@ def probe_message_keeps_identity() -> None:
 def probe_chunk_identity_on_the_wire() -> None:
     from acpbind.v2 import SessionMessageChunk
 
-    raw = {"sessionUpdate": "session_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "hi"}, "senderSessionId": "s1"}  # listed
+    raw = {
+        "sessionUpdate": "session_message_chunk",
+        "messageId": "m1",
+        "content": {"type": "text", "text": "hi"},
+        "senderSessionId": "s1",
+    }  # listed
     SessionMessageChunk.model_validate(raw)
 
 
 def probe_message_on_the_wire() -> None:
-    raw = {"sessionUpdate": "session_message", "messageId": "m1", "senderSessionId": "s1"}  # not listed
+    raw = {
+        "sessionUpdate": "session_message",
+        "messageId": "m1",
+        "senderSessionId": "s1",
+    }  # not listed
     assert raw
 
 

@@ -3,7 +3,6 @@
 One probe per use of an API-breaking change of 2.1.0 -> 2.2.0, with a look-alike that
 the upgrade does not touch.
 """
-# ruff: noqa: F401
 
 from __future__ import annotations
 

@@ -1,0 +1,210 @@
+"""`acp-schema diff OLD NEW --impact PATH`: what is listed, how, and the exit codes, on
+small schemas and trees made here (no network, nothing shared)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from acp_schema.cli import main
+
+OLD: dict[str, Any] = {
+    "$defs": {
+        "Loc": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "line": {"type": "integer", "minimum": 0}},
+            "required": ["path"],
+        },
+        "Gone": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "Req": {"type": "object", "properties": {"x": {"type": "string"}}},
+        "Keep": {"type": "object", "properties": {"line": {"type": "integer"}}},
+        "Status": {"type": "string", "enum": ["pending", "done"]},
+    }
+}
+
+
+def _new() -> dict[str, Any]:
+    new = json.loads(json.dumps(OLD))
+    new["$defs"]["Loc"]["properties"]["line"]["minimum"] = 1
+    del new["$defs"]["Gone"]
+    new["$defs"]["Req"]["required"] = ["x"]
+    new["$defs"]["Keep"]["properties"]["extra"] = {"type": "string"}
+    new["$defs"]["Status"]["enum"].append("paused")
+    return new
+
+
+@pytest.fixture
+def schemas(tmp_path: Path) -> tuple[Path, Path]:
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(OLD), encoding="utf-8")
+    new.write_text(json.dumps(_new()), encoding="utf-8")
+    return old, new
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / "tree" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root / "tree"
+
+
+def _run(
+    schemas: tuple[Path, Path], tree: Path, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, str, str]:
+    args = ["diff", str(schemas[0]), str(schemas[1]), "--impact", str(tree)]
+    code = main([*args, "--bindings", "mybind", *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _impacts(out: str) -> list[tuple[str, int, str, str]]:
+    report = json.loads(out)
+    return [(Path(i["path"]).name, i["line"], i["degree"], i["where"]) for i in report["impacts"]]
+
+
+USE = """\
+from mybind import Gone, Keep, Loc, Req
+
+
+def f(n: int, loc: Loc) -> None:
+    Loc(path="/a", line=0)
+    Loc(path="/a", line=5)
+    Loc(path="/a", line=n)
+    Req()
+    Req(x="1")
+    Keep(line=0)
+    Gone(a="x")
+    loc.with_line(0)
+"""
+
+
+def test_degrees_and_look_alikes(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _tree(tmp_path, {"app/use.py": USE})
+    code, out, _ = _run(schemas, tree, capsys, "--format", "json")
+    assert code == 0
+    assert _impacts(out) == [
+        ("use.py", 1, "breaks", "Gone"),
+        ("use.py", 5, "breaks", "Loc.line"),
+        ("use.py", 7, "may break", "Loc.line"),
+        ("use.py", 8, "breaks", "Req.x"),
+        ("use.py", 11, "breaks", "Gone"),
+        ("use.py", 12, "may break", "Loc.line"),
+    ]
+
+
+def test_fail_on_counts_listed_places_not_changes(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    untouched = _tree(tmp_path, {"app/use.py": "from mybind import Keep\nKeep(line=1)\n"})
+    assert _run(schemas, untouched, capsys, "--fail-on", "any")[0] == 0
+    (untouched / "app" / "use.py").write_text(USE, encoding="utf-8")
+    assert _run(schemas, untouched, capsys, "--fail-on", "api")[0] == 1
+    assert _run(schemas, untouched, capsys, "--fail-on", "wire")[0] == 0
+
+
+def test_facade_alias_instance_evidence_and_own_class(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _tree(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "x"\n',
+            "src/acme/models.py": "from mybind import Loc as Location\n",
+            "src/acme/use.py": (
+                "from acme.models import Location\n"
+                "\n"
+                "class Loc:\n"
+                "    def __init__(self, line: int) -> None:\n"
+                "        self.line = line\n"
+                "\n"
+                "def f(value: object) -> None:\n"
+                "    Loc(line=0)\n"
+                "    Location(path='/a', line=-1)\n"
+                "    if isinstance(value, Location):\n"
+                "        value.line = 0\n"
+            ),
+        },
+    )
+    code, out, _ = _run(schemas, tree, capsys, "--format", "json")
+    assert code == 0
+    assert _impacts(out) == [
+        ("use.py", 9, "breaks", "Loc.line"),
+        ("use.py", 11, "may break", "Loc.line"),
+    ]
+
+
+def test_enum_chain_is_a_note_and_never_fails(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chain = (
+        "def f(s: str) -> int:\n"
+        "    match s:\n"
+        "        case 'pending':\n"
+        "            return 1\n"
+        "        case 'done':\n"
+        "            return 2\n"
+        "    return 0\n"
+    )
+    tree = _tree(tmp_path, {"a.py": chain, "b.py": "x = 'pending' if True else 'done'\n"})
+    code, out, _ = _run(schemas, tree, capsys, "--fail-on", "any", "--format", "json")
+    assert code == 0
+    assert _impacts(out) == [("a.py", 2, "note", "Status")]
+
+
+def test_formats(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _tree(tmp_path, {"use.py": "from mybind import Loc\nLoc(path='/a', line=0)\n"})
+    _, text, _ = _run(schemas, tree, capsys)
+    assert f"{tree / 'use.py'}:2:15: Loc.line constraint-changed: breaks: line=0 is outside" in text
+    assert "1 place(s) in 1 file(s): 1 break, 0 may break, 0 note(s)" in text
+    _, github, _ = _run(schemas, tree, capsys, "--format", "github")
+    assert github.startswith(f"::error file={tree / 'use.py'},line=2,col=16,title=")
+    _, markdown, _ = _run(schemas, tree, capsys, "--format", "markdown")
+    assert "| place | change | degree | what breaks here | codemod |" in markdown
+
+
+def test_github_format_needs_impact(
+    schemas: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["diff", str(schemas[0]), str(schemas[1]), "--format", "github"]) == 2
+    assert "--format github needs --impact" in capsys.readouterr().err
+
+
+def test_a_broken_file_is_reported_the_others_scanned(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _tree(
+        tmp_path,
+        {"bad.py": "from mybind import Loc\ndef (:\n", "good.py": "from mybind import Gone\n"},
+    )
+    code, out, err = _run(schemas, tree, capsys, "--format", "json")
+    assert code == 2
+    assert "bad.py: error: cannot parse" in err
+    assert _impacts(out) == [("good.py", 1, "breaks", "Gone")]
+    assert (tree / "bad.py").read_text(encoding="utf-8").startswith("from mybind")
+
+
+def test_gitignored_and_oversized_files(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _tree(
+        tmp_path,
+        {
+            ".gitignore": "build/\n",
+            "build/old.py": "from mybind import Gone\n",
+            "big.py": "from mybind import Gone\n" + "#" * 5000 + "\n",
+        },
+    )
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    code, out, err = _run(schemas, tree, capsys, "--format", "json", "--max-file-size", "1K")
+    assert code == 2
+    assert "over the per-file budget" in err
+    assert _impacts(out) == []
