@@ -49,9 +49,10 @@ for name in sorted(vars(module)):
             getattr(module, name)()
             out[name] = None
         except Exception as exc:
-            frames = [f.lineno for f in traceback.extract_tb(exc.__traceback__)
+            frames = [(f.lineno, f.end_lineno or f.lineno)
+                      for f in traceback.extract_tb(exc.__traceback__)
                       if f.filename.endswith("probes.py")]
-            out[name] = [frames[-1], type(exc).__name__, str(exc)[:160]]
+            out[name] = [list(frames[-1]), type(exc).__name__, str(exc)[:160]]
 print(json.dumps(out))
 """
 
@@ -61,7 +62,8 @@ class Probe:
     name: str
     first: int
     last: int
-    failure: tuple[int, str, str] | None = None  # (line, exception, message) with NEW
+    # With NEW: ((first, last) line of the failing expression, exception, message)
+    failure: tuple[tuple[int, int], str, str] | None = None
 
 
 @dataclass
@@ -93,9 +95,14 @@ class PairResult:
 
     @property
     def missed(self) -> list[Probe]:
-        """Probes that fail with NEW at a line the report does not list."""
+        """Probes that fail with NEW in an expression none of whose lines is listed (a
+        call that spans lines fails at its first line, its keyword may sit on another)."""
         listed = self.listed_lines()
-        return [p for p in self.failing if p.failure and p.failure[0] not in listed]
+        return [
+            p
+            for p in self.failing
+            if p.failure and not any(p.failure[0][0] <= n <= p.failure[0][1] for n in listed)
+        ]
 
     def figures(self) -> str:
         return (
@@ -150,7 +157,10 @@ def check_pair(old: str, new: str, roots: dict[str, Path], workdir: Path) -> Pai
     after = _run(roots[new], tree)
     for probe in probes:
         failure = after.get(probe.name)
-        probe.failure = (failure[0], failure[1], failure[2]) if failure else None
+        if failure:
+            span = failure[0]
+            assert isinstance(span, list)
+            probe.failure = ((span[0], span[1]), str(failure[1]), str(failure[2]))
     pair.problems += _expectations(tree / "app" / "probes.py", pair)
     return pair
 

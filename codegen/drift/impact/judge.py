@@ -218,7 +218,8 @@ def _bound(use: Use, target: Target) -> tuple[Degree, str] | None:
     if use.kind == "keyword" and target.lenient:
         return (
             "may break",
-            f"{target.field}={_shown(use.value)} is outside the new bound {rule}: dropped",
+            f"{target.field}={_shown(use.value)} is outside the new bound {rule}: "
+            "silently dropped (default-on-error)",
         )
     if use.kind == "keyword":
         return "breaks", f"{target.field}={_shown(use.value)} is outside the new bound {rule}"
@@ -264,7 +265,11 @@ def _not_null(use: Use, target: Target) -> tuple[Degree, str] | None:
         return None
     if use.value is None:
         if use.kind == "keyword" and target.lenient:
-            return "may break", f"{target.field}=None: null is no longer accepted: dropped"
+            return (
+                "may break",
+                f"{target.field}=None: null is no longer accepted: "
+                "silently dropped (default-on-error)",
+            )
         if use.kind == "keyword":
             return "breaks", f"{target.field}=None: null is no longer accepted"
         return "may break", f"{target.field}=None: null is no longer accepted (not validated here)"

@@ -71,9 +71,18 @@ def probe_size_kept() -> None:
 def probe_chunk_identity_keyword() -> None:
     from acpbind.v2 import SessionMessageChunk, TextContent
 
+    text = TextContent(text="hi")
+    SessionMessageChunk(message_id="m1", content=text, sender_session_id="s1")  # breaks
+
+
+def probe_chunk_identity_keyword_on_several_lines() -> None:
+    from acpbind.v2 import SessionMessageChunk, TextContent
+
     SessionMessageChunk(
-        message_id="m1", content=TextContent(text="hi"), sender_session_id="s1"
-    )  # breaks
+        message_id="m1",
+        content=TextContent(text="hi"),
+        recipient_session_id="r1",  # breaks
+    )
 
 
 def probe_chunk_identity_read() -> None:
@@ -100,12 +109,9 @@ def probe_message_keeps_identity() -> None:
 def probe_chunk_identity_on_the_wire() -> None:
     from acpbind.v2 import SessionMessageChunk
 
-    raw = {
-        "sessionUpdate": "session_message_chunk",
-        "messageId": "m1",
-        "content": {"type": "text", "text": "hi"},
-        "senderSessionId": "s1",
-    }  # listed
+    raw = {"sessionUpdate": "session_message_chunk", "senderSessionId": "s1"}  # listed
+    raw["messageId"] = "m1"
+    raw["content"] = {"type": "text", "text": "hi"}
     SessionMessageChunk.model_validate(raw)
 
 
