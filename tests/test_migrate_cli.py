@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from acp_schema.migrations.cli import _ProgressBar
 from acp_schema.migrations.framework.files import (
     FileChangedError,
     GitignoreMatcher,
     discover,
     write_atomically,
 )
+from acp_schema.migrations.framework.progress import ProgressBar
 
 from .migrate_support import migrate, write_files
 
@@ -292,7 +292,7 @@ class TestReports:
         migrate("--check", root)
         assert "files" not in capsys.readouterr().err  # stderr is not a terminal here
         stream = io.StringIO()
-        bar = _ProgressBar(stream)
+        bar = ProgressBar(stream)
         bar(0, 4)
         bar(4, 4)
         assert stream.getvalue().endswith("[##############################] 4/4 files")

@@ -144,5 +144,7 @@ def _record(exports: Exports, module: str, package: str | None, tree: ast.Module
                 isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
             ):
                 exports.listed[module] = frozenset(
-                    e.value for e in value.elts if isinstance(e, ast.Constant)
+                    e.value
+                    for e in value.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)
                 )

@@ -17,7 +17,7 @@ optional field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -27,6 +27,7 @@ from .targets import ChainTarget, Target, Targets
 from .uses import NOTHING, Use
 
 Degree = Literal["breaks", "may break", "note"]
+Verdict = tuple[Degree, str] | None
 MIGRATE_COMMAND = "acp-schema migrate"
 
 
@@ -132,7 +133,8 @@ def _verdict(use: Use, target: Target) -> tuple[Degree, str] | None:
     wire_use = use.kind == "dict-key"
     if (use.field == target.wire) != wire_use and target.field != target.wire:
         return None
-    return _FIELD_RULES[target.rule](use, target)
+    rule: Callable[[Use, Target], Verdict] = _FIELD_RULES[target.rule]
+    return rule(use, target)
 
 
 def _class_verdict(use: Use, target: Target) -> tuple[Degree, str] | None:
@@ -235,7 +237,7 @@ def _shown(value: Any) -> str:
     return repr(value)
 
 
-def _violates(value: Any, keyword: str, limit: Any) -> bool:
+def _violates(value: Any, keyword: str, limit: float) -> bool:
     if keyword in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
         size = _size(value, keyword)
         if size is None:
@@ -243,11 +245,12 @@ def _violates(value: Any, keyword: str, limit: Any) -> bool:
         return size < limit if keyword in LOWER_BOUNDS else size > limit
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
+    number: float = value
     if keyword == "exclusiveMinimum":
-        return value <= limit
+        return number <= limit
     if keyword == "exclusiveMaximum":
-        return value >= limit
-    return value < limit if keyword in LOWER_BOUNDS else value > limit
+        return number >= limit
+    return number < limit if keyword in LOWER_BOUNDS else number > limit
 
 
 def _size(value: Any, keyword: str) -> int | None:
@@ -304,7 +307,7 @@ def _sides(target: Target) -> str:
     return f"{change.old or '(none)'} -> {change.new or '(none)'}"
 
 
-_FIELD_RULES: Mapping[str, Any] = {
+_FIELD_RULES: Mapping[str, Callable[[Use, Target], Verdict]] = {
     "field-gone": _gone,
     "field-required": _required,
     "bound": _bound,

@@ -244,8 +244,8 @@ class UseFinder(cst.CSTVisitor):
         keys: dict[str, cst.BaseExpression] = {}
         spread = False
         for element in node.elements:
-            if isinstance(element, cst.StarredDictElement):
-                spread = True
+            if not isinstance(element, cst.DictElement):
+                spread = True  # `**other`: keys the code does not show
                 continue
             key = string_value(element.key)
             if key is not None:
