@@ -9,8 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from acp_schema.cli import main
+
+from .budget import examples
+
+EXAMPLES = examples(25, 200)
 
 OLD: dict[str, Any] = {
     "$defs": {
@@ -208,3 +214,74 @@ def test_gitignored_and_oversized_files(
     assert code == 2
     assert "over the per-file budget" in err
     assert _impacts(out) == []
+
+
+def _scan_one(tmp: Path, source: str) -> list[tuple[int, str, str]]:
+    """The impacts (line, degree, where) of OLD -> NEW on one module, in-process."""
+    from acp_schema.codegen.drift.impact.run import Settings, scan
+    from acp_schema.codegen.drift.impact.targets import build_targets
+    from acp_schema.codegen.drift.schema_diff import diff_documents
+
+    (tmp / "use.py").write_text(source, encoding="utf-8")
+    changes, _ = diff_documents(OLD, _new())
+    found = scan(Settings((tmp,), bindings=("mybind",)), build_targets(changes, OLD, _new()))
+    assert not found.failed, [f.error for f in found.failed]
+    return [(i.line, i.degree, i.where) for i in found.impacts]
+
+
+alias_names = st.from_regex(r"[A-Z][a-z]{1,8}", fullmatch=True).filter(
+    lambda n: n not in {"Loc", "Gone", "Req", "Keep", "Status", "None", "True", "False"}
+)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    value=st.one_of(st.integers(-5, 5), st.none(), st.just("n")),
+    alias=st.one_of(st.none(), alias_names),
+    split=st.booleans(),
+)
+def test_bound_literals_are_judged_by_their_value(
+    tmp_path_factory: pytest.TempPathFactory,
+    value: int | str | None,
+    alias: str | None,
+    split: bool,
+) -> None:
+    """Generated calls of `Loc`: a literal below NEW's minimum (1) breaks, a literal at or
+    above it is not listed, a value the code does not show may break; under any import
+    alias and whether the call spans lines. (The field has no default-on-error here.)"""
+    name = alias or "Loc"
+    imported = f"from mybind import Loc as {alias}" if alias else "from mybind import Loc"
+    shown = "n" if value == "n" else repr(value)
+    sep = "\n    " if split else " "
+    source = f"{imported}\n\n\ndef f(n: int) -> None:\n    {name}(path='/a',{sep}line={shown})\n"
+    found = _scan_one(tmp_path_factory.mktemp("bound"), source)
+    line = 6 if split else 5
+    if value == "n":
+        assert found == [(line, "may break", "Loc.line")]
+    elif value is None or value >= 1:
+        assert found == []  # None is allowed: nullability did not change; inside the bound
+    else:
+        assert found == [(line, "breaks", "Loc.line")]
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(keys=st.sets(st.sampled_from(["x", "y", "**rest"]), max_size=3), alias=alias_names)
+def test_required_field_calls(
+    tmp_path_factory: pytest.TempPathFactory, keys: set[str], alias: str
+) -> None:
+    """A constructor call without the newly required `x` breaks; with `**` it may break;
+    passing `x` is not an impact. Through a facade module with a generated alias."""
+    args = ", ".join("**rest" if k == "**rest" else f"{k}='1'" for k in sorted(keys))
+    tmp = tmp_path_factory.mktemp("req")
+    (tmp / "facade.py").write_text(f"from mybind import Req as {alias}\n", encoding="utf-8")
+    source = (
+        f"from facade import {alias}\n\n\n"
+        f"def f(rest: dict[str, str]) -> None:\n    {alias}({args})\n"
+    )
+    found = _scan_one(tmp, source)
+    if "x" in keys:
+        assert found == []
+    elif "**rest" in keys:
+        assert found == [(5, "may break", "Req.x")]
+    else:
+        assert found == [(5, "breaks", "Req.x")]

@@ -1,8 +1,8 @@
 """`acp-schema diff OLD NEW --impact` on the large tree of the migrate bench, against
 `acp-schema migrate --check` on the same tree, measured interleaved (best of REPEATS).
 
-OLD is the bundled v1 schema with the chunk's participant IDs put back (the schema before
-the session-message revision), NEW the bundled v1: the upgrade `migrate` exists for, so
+OLD is the bundled v2 schema with the chunk's participant IDs put back (the schema before
+the session-message revision), NEW the bundled v2: the upgrade `migrate` exists for, so
 both commands look for the same things in the same 2,000-file tree. Target: the impact
 scan within 1.5x of `migrate --check` (the issue asks for a time comparable to it).
 """
@@ -23,7 +23,7 @@ from .migrate import REPEATS, write_tree
 
 
 def old_schema(path: Path) -> None:
-    doc = json.loads(bundled_schema("v1").read_text(encoding="utf-8"))
+    doc = json.loads(bundled_schema("v2").read_text(encoding="utf-8"))
     chunk = doc["$defs"]["SessionMessageChunk"]
     for name in ("senderSessionId", "recipientSessionId"):
         chunk["properties"][name] = {"anyOf": [{"$ref": "#/$defs/SessionId"}, {"type": "null"}]}
@@ -44,7 +44,7 @@ def main() -> None:
         paths, lines = write_tree(root)
         old = Path(directory) / "old.json"
         old_schema(old)
-        impact = ["diff", str(old), "v1", "--impact", str(root), "--format", "json"]
+        impact = ["diff", str(old), "v2", "--impact", str(root), "--format", "json"]
         check = ["migrate", "--check", "--quiet", str(root)]
         code, report = _quiet(impact)  # warm-up, and the figures of the report
         counts = json.loads(report)["summary"]
