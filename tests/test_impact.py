@@ -285,3 +285,131 @@ def test_required_field_calls(
         assert found == [(5, "may break", "Req.x")]
     else:
         assert found == [(5, "breaks", "Req.x")]
+
+
+@pytest.mark.parametrize(
+    ("annotation", "listed"),
+    [
+        ("Loc", True),
+        ("Loc | None", True),
+        ("None | Loc", True),
+        ("Optional[Loc]", True),
+        ("typing.Optional[Loc]", True),
+        ("Loc | Keep", False),  # either class: the code does not show which
+        ("list[Loc]", False),
+        ("Keep", False),
+        ("Optional[Keep]", False),
+    ],
+)
+def test_annotations_show_the_class(tmp_path: Path, annotation: str, listed: bool) -> None:
+    source = (
+        "import typing\nfrom typing import Optional\nfrom mybind import Keep, Loc\n\n\n"
+        f"def f(value: {annotation}) -> None:\n    value.with_line(0)\n"
+    )
+    found = _scan_one(tmp_path, source)
+    assert found == ([(7, "may break", "Loc.line")] if listed else [])
+
+
+@pytest.mark.parametrize(
+    ("body", "listed"),
+    [
+        ("    if isinstance(value, Loc):\n        value.with_line(0)\n", True),
+        ("    if isinstance(value, Loc) and ok:\n        value.with_line(0)\n", True),
+        ("    if ok and isinstance(value, Loc):\n        value.with_line(0)\n", True),
+        ("    if isinstance(value, Loc) or ok:\n        value.with_line(0)\n", False),
+        ("    if isinstance(other, Loc):\n        value.with_line(0)\n", False),
+        ("    if isinstance(value, Keep):\n        value.with_line(0)\n", False),
+        ("    assert isinstance(value, Loc)\n    value.with_line(0)\n", True),
+        ("    assert isinstance(value, Loc)\n    value = other\n    value.with_line(0)\n", False),
+        ("    for item in items:\n        item.with_line(0)\n", True),
+        ("    for item in others:\n        item.with_line(0)\n", False),
+        ("    match value:\n        case Loc():\n            value.with_line(0)\n", True),
+        ("    match value:\n        case Loc() as got:\n            got.with_line(0)\n", True),
+        ("    match value:\n        case Keep():\n            value.with_line(0)\n", False),
+        ("    copy = Loc(path='/a').model_copy()\n    copy.with_line(0)\n", True),
+        ("    made = Loc.model_validate({})\n    made.with_line(0)\n", True),
+        ("    Loc(path='/a').with_path('/b').with_line(0)\n", True),
+    ],
+)
+def test_instance_evidence(tmp_path: Path, body: str, listed: bool) -> None:
+    source = (
+        "from mybind import Keep, Loc\n\n\n"
+        "def f(value: object, other: object, ok: bool, items: list[Loc], others: list[Keep])"
+        " -> None:\n" + body
+    )
+    found = _scan_one(tmp_path, source)
+    assert [d for _, d, _ in found] == (["may break"] if listed else [])
+
+
+def test_isinstance_shadowed_is_no_evidence(tmp_path: Path) -> None:
+    source = (
+        "from mybind import Loc\n\n\ndef isinstance(a: object, b: object) -> bool:\n"
+        "    return True\n\n\ndef f(value: object) -> None:\n"
+        "    if isinstance(value, Loc):\n        value.with_line(0)\n"
+    )
+    assert _scan_one(tmp_path, source) == []
+
+
+@pytest.mark.parametrize(
+    ("chain", "message"),
+    [
+        (
+            "    match s:\n        case 'pending':\n            pass\n"
+            "        case 'done':\n            pass\n",
+            'chain over Status tests 2 member(s); NEW adds "paused", which reaches no branch',
+        ),
+        (
+            "    match s:\n        case 'pending' | 'done':\n            pass\n"
+            "        case _:\n            pass\n",
+            'chain over Status tests 2 member(s); NEW adds "paused", which falls to its fallback',
+        ),
+        (
+            "    if s == 'pending':\n        pass\n    elif 'done' == s:\n        pass\n"
+            "    else:\n        pass\n",
+            'chain over Status tests 2 member(s); NEW adds "paused", which falls to its fallback',
+        ),
+        (
+            "    if s in ('pending', 'done'):\n        pass\n",
+            'chain over Status tests 2 member(s); NEW adds "paused", which reaches no branch',
+        ),
+        ("    if s == 'pending':\n        pass\n", None),  # one member: no chain
+        (
+            "    match s:\n        case 'pending':\n            pass\n"
+            "        case 'other':\n            pass\n",
+            None,
+        ),
+    ],
+)
+def test_chain_notes(tmp_path: Path, chain: str, message: str | None) -> None:
+    from acp_schema.codegen.drift.impact.run import Settings, scan
+    from acp_schema.codegen.drift.impact.targets import build_targets
+    from acp_schema.codegen.drift.schema_diff import diff_documents
+
+    (tmp_path / "use.py").write_text(f"def f(s: str) -> None:\n{chain}", encoding="utf-8")
+    changes, _ = diff_documents(OLD, _new())
+    found = scan(Settings((tmp_path,)), build_targets(changes, OLD, _new())).impacts
+    assert [(i.line, i.degree, i.change_class, i.message) for i in found] == (
+        [(2, "note", "note", message)] if message else []
+    )
+
+
+def test_github_and_markdown_escape_what_they_must(tmp_path: Path) -> None:
+    from acp_schema.codegen.drift.impact.judge import Impact
+    from acp_schema.codegen.drift.impact.render import render
+    from acp_schema.codegen.drift.impact.run import FileOutcome, Scan
+
+    impact = Impact("a,b:c%.py", 3, 4, "X.y", "k", "may break", "api", "keyword", "50%\nx|y")
+    outcome = FileOutcome(Path("a,b:c%.py"), "scanned", [impact])
+    result = Scan([outcome], [], ["m"], [], [(Path("g.py"), "ab")])
+    github = render(result, "github", "o", "n")
+    assert github == (
+        "::warning file=a%2Cb%3Ac%25.py,line=3,col=5,title=acp-schema impact%3A may break"
+        "::X.y k: 50%25%0Ax|y\n"
+    )
+    markdown = render(result, "markdown", "o", "n")
+    assert "| `a,b:c%.py:3:4` | `X.y` k | may break | 50% x\\|y |  |" in markdown
+    text = render(result, "text", "o", "n")
+    assert text.splitlines()[-1] == "bindings: m; 1 generated file(s) of other schemas not used"
+    data = json.loads(render(result, "json", "o", "n"))
+    assert data["bindings"]["other_generated"] == [{"path": "g.py", "schema_sha256": "ab"}]
+    assert data["summary"]["may_break"] == 1

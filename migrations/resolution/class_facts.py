@@ -119,8 +119,6 @@ class ClassFacts:
             assign = self.facts.parent(holder)
             if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
                 return self.instance_of(assign.value, depth + 1)
-        if isinstance(holder, cst.MatchAs):
-            return self._pattern_class(self.facts.parent(holder) or holder, holder)
         if isinstance(holder, cst.For) and holder.target is node:
             return self._items_of(holder.iter)
         return None
@@ -138,13 +136,6 @@ class ClassFacts:
             if isinstance(holder, cst.AnnAssign):
                 annotation = holder.annotation
         return self.item_annotated(annotation.annotation) if annotation is not None else None
-
-    def _pattern_class(self, parent: cst.CSTNode, capture: cst.MatchAs) -> str | None:
-        """`case X(...) as name`: the capture holds an X."""
-        pattern = capture.pattern
-        if isinstance(pattern, cst.MatchClass):
-            return self.class_of(pattern.cls)
-        return None
 
     def _narrowed(self, expr: cst.BaseExpression) -> str | None:
         """The class an enclosing `if isinstance(...)`, an earlier `assert isinstance` in
@@ -168,7 +159,11 @@ class ClassFacts:
                 match = self.facts.parent(current)
                 pattern = current.pattern
                 if isinstance(pattern, cst.MatchAs) and pattern.pattern is not None:
+                    # `case X(...) as name`: libcst's scopes do not record the capture.
+                    captured = pattern.name is not None and pattern.name.value == dotted
                     pattern = pattern.pattern
+                    if captured and isinstance(pattern, cst.MatchClass):
+                        return self.class_of(pattern.cls)
                 if (
                     isinstance(match, cst.Match)
                     and chain(match.subject) == dotted
