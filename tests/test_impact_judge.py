@@ -318,3 +318,124 @@ def test_methods_and_chains() -> None:
         "chain",
         "chain over U tests 2 member(s); NEW adds C, which reaches no branch",
     )
+
+
+MORE_CASES = [
+    (
+        "bound",
+        use("write", value=0),
+        ("may break", "line=0 is outside the new bound minimum 1 (not validated here)"),
+    ),
+    (
+        "bound",
+        use("dict-key", value=0),
+        ("may break", "line=0 is outside the new bound minimum 1 (not validated here)"),
+    ),
+    (
+        "not-null",
+        use("write", value=None),
+        ("may break", "line=None: null is no longer accepted (not validated here)"),
+    ),
+    (
+        "not-null",
+        use("dict-key", value=None),
+        ("may break", "line=None: null is no longer accepted (not validated here)"),
+    ),
+    ("reads", use("pattern-keyword"), ("may break", "line may now hold other values (k)")),
+    ("wire", use("keyword"), ("may break", "line: k breaks the wire (o -> n)")),
+    ("wire", use("write"), ("may break", "line: k breaks the wire (o -> n)")),
+    ("wire", use("builder"), ("may break", "line: k breaks the wire (o -> n)")),
+    ("wire", use("dict-key"), ("may break", "line: k breaks the wire (o -> n)")),
+]
+
+
+@pytest.mark.parametrize(("rule", "the_use", "expected"), MORE_CASES)
+def test_degree_table_other_uses(rule: str, the_use: Use, expected: Any) -> None:
+    klass = "wire" if rule == "wire" else "api"
+    target = _target(rule, klass=klass, bound=("minimum", 1) if rule == "bound" else None)
+    assert _one(the_use, target) == expected
+
+
+def test_sides_say_none_for_a_missing_side() -> None:
+    change = Change("Loc", "line", "k", None, None, api="breaking")
+    target = Target(change, "value", "api", "Loc", "line", "line")
+    assert _one(use("read"), target) == ("may break", "line: k ((none) -> (none))")
+
+
+def test_size_of_a_dict_counts_only_for_properties() -> None:
+    target = _target("bound", bound=("minItems", 1))
+    assert _one(use("keyword", value={}), target) is None
+
+
+def test_every_target_of_a_class_is_tried_and_impacts_are_sorted() -> None:
+    gone = _target("field-gone", field="other")  # touches nothing of `use("read")`
+    reads = _target("reads")
+    later = Use(9, 0, "read", "Loc", "line")
+    unknown = Use(1, 0, "read", "Nope", "line")
+    found = judge("p.py", [later, unknown, use("read")], Targets([gone, reads], [], {}, {}))
+    assert [(i.line, i.message) for i in found] == [
+        (3, "line may now hold other values (k)"),
+        (9, "line may now hold other values (k)"),
+    ]
+
+
+def test_method_impacts_in_full() -> None:
+    breaking = Change("R", "<method=a/b>", "method-removed", "a/b", None, api="breaking")
+    wire_only = Change("R", "<method=c/d>", "method-changed", "c/d", "c/e")
+    uses = [Use(2, 1, "method", field="a/b"), Use(4, 0, "method", field="c/d"), use("read")]
+    targets = Targets([_target("reads")], [], {}, {"a/b": breaking, "c/d": wire_only})
+    assert judge("p.py", uses, targets) == [
+        Impact(
+            "p.py",
+            2,
+            1,
+            "R<method=a/b>",
+            "method-removed",
+            "may break",
+            "api",
+            "method",
+            "method a/b: method-removed (a/b -> None)",
+        ),
+        Impact(
+            "p.py",
+            3,
+            4,
+            "Loc.line",
+            "k",
+            "may break",
+            "api",
+            "read",
+            "line may now hold other values (k)",
+        ),
+        Impact(
+            "p.py",
+            4,
+            0,
+            "R<method=c/d>",
+            "method-changed",
+            "may break",
+            "wire",
+            "method",
+            "method c/d: method-changed (c/d -> c/e)",
+        ),
+    ]
+
+
+def test_chain_notes_group_the_additions_of_one_union() -> None:
+    first = Change("Req", "params<ref:C>", "variant-added", None, "C")
+    second = Change("Req", "params<ref:D>", "variant-added", None, None)
+    chains = [ChainTarget(c, frozenset({"A", "B"})) for c in (first, second)]
+    chain = Use(5, 0, "chain", names=frozenset({"A", "B"}), open=True)
+    [note] = judge("p.py", [chain, use("read")], Targets([], chains, {}, {}))
+    assert note.where == "Req.params"
+    assert note.message == (
+        "chain over Req.params tests 2 member(s); NEW adds ?, C, which falls to its fallback"
+    )
+
+
+def test_a_chain_note_names_the_innermost_union_and_other_uses_still_count() -> None:
+    added = Change("Resp", "<title:Result>.result<ref:C>", "variant-added", None, "C")
+    chain = Use(5, 0, "chain", names=frozenset({"A", "B"}))
+    targets = Targets([_target("reads")], [ChainTarget(added, frozenset({"A", "B"}))], {}, {})
+    found = judge("p.py", [chain, use("read")], targets)
+    assert [(i.line, i.where) for i in found] == [(3, "Loc.line"), (5, "Resp<title:Result>.result")]
