@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -43,10 +42,13 @@ from ..generate.package_files import (
     GENERATED_FILES,
     GENERATOR,
     HEADERED_FILES,
+    UpstreamSource,
     body_sha256,
     left_by_python,
     parse_header,
+    reproducing_command,
 )
+from ..generate.package_files import shown_path as _shown
 
 if TYPE_CHECKING:
     from ..schema_check import SchemaError
@@ -74,6 +76,7 @@ class Target:
     schema: Path
     out: Path
     fix: str  # the command that regenerates exactly this target
+    command: str  # what the headers of its files name (`reproducing_command`)
 
 
 def version_targets(
@@ -92,19 +95,26 @@ def version_targets(
     for version in versions or VERSIONS:
         schema = schema_root / version / SCHEMA_FILE
         out = out_root / version
-        fix = (
-            f"acp-schema generate --schema {_shown(schema)} --out {_shown(out)}"
-            if custom
-            else f"acp-schema generate {version}"
-        )
-        targets.append(Target(version, schema, out, fix))
+        if custom:
+            command = reproducing_command(out, schema=schema)
+            targets.append(Target(version, schema, out, command, command))
+        else:
+            command = reproducing_command()
+            targets.append(Target(version, schema, out, f"acp-schema generate {version}", command))
     return targets
 
 
 def file_target(schema: Path, out: Path) -> Target:
     """The target of ``--schema PATH --out DIR`` (any ACP-style schema)."""
-    fix = f"acp-schema generate --schema {_shown(schema)} --out {_shown(out)}"
-    return Target(_shown(out), schema, out, fix)
+    command = reproducing_command(out, schema=schema)
+    return Target(_shown(out), schema, out, command, command)
+
+
+def upstream_target(source: UpstreamSource, schema: Path, out: Path) -> Target:
+    """The target of ``--upstream RELEASE VERSION --out DIR``; `schema` is the published
+    schema file (fetched or cached by `acp_schema.codegen.upstream`)."""
+    command = reproducing_command(out, upstream=source)
+    return Target(_shown(out), schema, out, command, command)
 
 
 # --- findings ----------------------------------------------------------------------------
@@ -231,7 +241,8 @@ def _full_findings(target: Target, raw: bytes, report: TargetReport) -> None:
 
     try:
         # The bytes read for the digest, loaded once; the meta-schema check runs in render.
-        rendered = render(load_schema_bytes(raw, target.schema, meta_schema=False))
+        loaded = load_schema_bytes(raw, target.schema, meta_schema=False)
+        rendered = render(loaded, target.command)  # the header generate writes for it
     except SchemaError as err:
         report.unusable.extend(_schema_problems(err))
         return
@@ -324,13 +335,3 @@ def report_lines(reports: Sequence[TargetReport], *, bundled: bool) -> list[str]
     elif not any(r.unusable for r in reports):
         lines.append(f"acp-schema check: {len(reports)} target(s) in sync")
     return lines
-
-
-def _shown(path: Path) -> str:
-    """A path as people want to read it: relative to the working directory when inside."""
-    try:
-        if Path(path).resolve().is_relative_to(Path.cwd().resolve()):
-            return os.path.relpath(path)
-    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop (3.10-3.12)
-        pass
-    return str(path)
