@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint, os_reason
@@ -304,6 +304,33 @@ def exit_code(reports: Iterable[TargetReport]) -> int:
     if any(r.unusable for r in reports):
         return EXIT_UNUSABLE
     return EXIT_PROBLEMS if any(r.findings for r in reports) else EXIT_OK
+
+
+def report_json(reports: Sequence[TargetReport], *, full: bool) -> dict[str, Any]:
+    """What ``acp-schema check --format json`` prints: the verdict, then per target its
+    status (in sync, drift, unusable), what differs and the command that regenerates it."""
+    targets = []
+    for report in reports:
+        target = report.target
+        status = "unusable" if report.unusable else "drift" if report.findings else "in sync"
+        targets.append(
+            {
+                "label": target.label,
+                "schema": _shown(target.schema),
+                "out": _shown(target.out),
+                "schema_sha256": report.schema_sha256,
+                "status": status,
+                "findings": [
+                    {"path": _shown(f.path), "reason": f.reason, "diff": list(f.diff)}
+                    for f in report.findings
+                ],
+                "unusable": report.unusable,
+                "fix": target.fix if status == "drift" else None,
+            }
+        )
+    code = exit_code(reports)
+    verdict = {EXIT_OK: "in sync", EXIT_PROBLEMS: "drift"}.get(code, "unusable")
+    return {"exit": code, "verdict": verdict, "full": full, "targets": targets}
 
 
 def report_lines(reports: Sequence[TargetReport], *, bundled: bool) -> list[str]:

@@ -7,6 +7,7 @@ Only argparse wiring lives here; the handlers import their modules when they run
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -79,6 +80,12 @@ def register_check(commands: Subparsers) -> None:
     check.add_argument(
         "--cache-dir", type=Path, metavar="DIR", help="cache for --upstream (as for `diff`)"
     )
+    check.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default); json: one document with each target's findings",
+    )
     check.set_defaults(func=_check)
 
 
@@ -137,7 +144,10 @@ def _report_check(targets: list[Target], args: argparse.Namespace, *, bundled: b
     from . import check as drift
 
     reports = drift.check(targets, full=args.full)
-    print("\n".join(drift.report_lines(reports, bundled=bundled)))
+    if args.format == "json":
+        print(json.dumps(drift.report_json(reports, full=args.full), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(drift.report_lines(reports, bundled=bundled)))
     return drift.exit_code(reports)
 
 
@@ -164,9 +174,10 @@ def register_diff(commands: Subparsers) -> None:
     )
     diff.add_argument(
         "--format",
-        choices=("text", "json", "markdown"),
+        choices=("text", "json", "markdown", "github"),
         default="text",
-        help="text for people (default), json for machines, markdown for a changelog",
+        help="text for people (default), json for machines, markdown for a changelog, "
+        "github for GitHub Actions annotations on the NEW schema file",
     )
     diff.add_argument(
         "--fail-on",
@@ -194,6 +205,7 @@ def register_diff(commands: Subparsers) -> None:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from ..generate.package_files import shown_path
     from ..schema_check import SchemaError
     from ..upstream import UpstreamError, upstream_schema
     from .diff_report import FAIL_ON, render_report
@@ -217,7 +229,8 @@ def _diff(args: argparse.Namespace) -> int:
         return EXIT_UNUSABLE
     except (UpstreamError, ValueError) as exc:
         return command_error("diff", str(exc))
-    sys.stdout.write(render_report(report, args.format))
+    new_file = None if args.upstream is not None else shown_path(new.path)
+    sys.stdout.write(render_report(report, args.format, new_file))
     if args.fail_on is not None and FAIL_ON[args.fail_on](report):
         return EXIT_PROBLEMS
     return EXIT_OK
