@@ -159,10 +159,17 @@ def test_params_of_gives_the_params_of_the_method_named(version: str) -> None:
         params = METHODS.params_of(decoded, "session/update")
         assert params is decoded.params
         assert as_model(params).session_id == "s"
-        with pytest.raises(ValueError, match="a notification of 'session/update', not a "):
+        with pytest.raises(ValueError, match=r"^the message is a notification of 'session/upd"):
             METHODS.params_of(decoded, "session/prompt")
+    prompt = (
+        '{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"s",'
+        '"prompt":[{"type":"text","text":"hi"}]}}'
+    )
+    request = METHODS.decode(prompt)
+    assert METHODS.params_of(request, "session/prompt") is request.params
+    assert as_model(request.params).session_id == "s"
     error = METHODS.decode('{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no"}}')
-    with pytest.raises(ValueError, match="is an error of None, not a request"):
+    with pytest.raises(ValueError, match=r"^the message is an error of None, not a request or "):
         METHODS.params_of(error, "session/prompt")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shlex
 import shutil
 from dataclasses import dataclass
 from importlib import metadata
@@ -138,6 +139,14 @@ def test_generate_and_check_name_the_same_command(
     assert written.startswith("acp-schema generate --schema ")
     if schema.startswith(("./", str(tmp_path))):  # inside the working directory: relative
         assert written == "acp-schema generate --schema s.json --out pkg/acp"
+    elif not schema.startswith("s.json"):  # outside it: as given, quoted for a shell
+        assert written == shlex.join(["acp-schema", "generate", "--schema", schema, "--out", out])
+
+
+def test_a_command_with_out_needs_a_source() -> None:
+    message = r"^a command with --out needs a schema or an upstream release$"
+    with pytest.raises(ValueError, match=message):
+        package_files.reproducing_command(Path("pkg"))
 
 
 @pytest.mark.parametrize("stable", [False, True])
