@@ -409,7 +409,9 @@ def test_dev_zero_is_refused_without_filling_memory(
 def test_deeply_nested_lines_are_bad_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    deep_meta = note("A", upsert("m", _meta={"x": 0})).replace("0}", "[" * 5000 + "]" * 5000 + "}")
+    deep_meta = note("A", upsert("m", _meta={"x": 0})).replace(
+        "0}", "[" * 100_000 + "]" * 100_000 + "}"
+    )
     deep_other = note("A", {"sessionUpdate": "plan", "entries": [0]}).replace(
         "[0]", "[" * 100_000 + "]" * 100_000
     )
