@@ -31,15 +31,12 @@ from acp_schema.cli_common import (
     usage_handler,
 )
 
+from .show_input import add_arguments, show_input
+
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
 
     from .store import Link, MessageEntry, TranscriptStore
-
-# `-` reads the standard input: opened again by name, so that it is read as any stream is
-# (`_input.open_lines`: non-blocking, waking up for Ctrl-C) without changing the flags of
-# the descriptor the process shares with its parent.
-STDIN = "/dev/stdin"
 
 # Longest line read: a longer one (or a "file" without line breaks, like /dev/zero) stops
 # the reading with one message instead of filling memory.
@@ -62,19 +59,7 @@ def register(commands: Subparsers) -> None:
         "their number. Exit 0 if every line was fine, 1 if some were bad, 2 if the log "
         "cannot be read (or reading had to stop early).",
     )
-    show.add_argument(
-        "log", type=Path, metavar="LOG.jsonl", help="the recorded log; - reads standard input"
-    )
-    show.add_argument(
-        "--protocol",
-        dest="protocol_version",
-        choices=("v1", "v2"),
-        help="ACP protocol version of the log (default: v2)",
-    )
-    # The old spelling: `--version` means the program's version everywhere else.
-    show.add_argument(
-        "--version", dest="old_protocol_option", choices=("v1", "v2"), help=argparse.SUPPRESS
-    )
+    add_arguments(show)  # LOG.jsonl or -, --protocol
     show.add_argument("--json", action="store_true", help="print JSON Lines, one record per line")
     show.set_defaults(func=_show)
 
@@ -82,26 +67,15 @@ def register(commands: Subparsers) -> None:
 def _show(args: argparse.Namespace) -> int:
     from .store import NotSessionUpdateError, TranscriptStore, UpdateDecodeError
 
-    protocol = args.protocol_version
-    old = getattr(args, "old_protocol_option", None)  # absent where a caller built the args
-    if old is not None:
-        if protocol is not None and protocol != old:
-            return command_error("transcript show", "--protocol and --version disagree")
-        protocol = old
-        print(
-            "acp-schema transcript show: --version VERSION is deprecated, "
-            f"use --protocol {protocol}",
-            file=sys.stderr,
-        )
-    path: Path = args.log
-    stdin = str(path) == "-"
-    if stdin:
-        path = Path("<stdin>")  # how the messages name it
+    given = show_input(args)
+    if isinstance(given, str):
+        return command_error("transcript show", given)
+    path = given.shown
     try:
-        log = open_lines(STDIN if stdin else args.log)
+        log = open_lines(given.source)
     except OSError as error:
         return _unreadable(path, error)
-    store = TranscriptStore(protocol or "v2")
+    store = TranscriptStore(given.protocol)
     output: Output = JsonLines(sys.stdout) if args.json else Text(sys.stdout)
     progress = Progress(output, store)
     bad = skipped = 0
