@@ -1,10 +1,15 @@
 """Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s tests_long`, `nox -s matrix`,
-`nox -s acp`, `nox -s lint`, `nox -s typecheck`, `nox -s bench`. Every session installs the
+`nox -s acp`, `nox -s lint`, `nox -s typecheck`, `nox -s bench`, and `nox -t pythons` (a
+session per supported Python: `pythons-3.10` ... `pythons-3.13`). Every session installs the
 project from its own files."""
 
 from __future__ import annotations
 
+import glob
+import os
 import shutil
+import subprocess
+import sys
 
 import nox
 
@@ -80,6 +85,62 @@ def _acp_releases(session: nox.Session) -> None:
         session.install(f"agent-client-protocol=={release}")
         session.run("pytest", "-q", *ACP_TESTS)
     session.install(f"agent-client-protocol=={ACP_RELEASES[-1]}")  # as the dev extra pins
+
+
+# --- every supported Python ---------------------------------------------------------------
+
+# requires-python = ">=3.10"; the newest Python the dependencies are known to install on.
+SUPPORTED_PYTHONS = ("3.10", "3.11", "3.12", "3.13")
+# What must work on every Python: the bindings and their fast path, the transcript runtime,
+# migrate (settings read from pyproject.toml included), the docs' examples. The whole suite
+# runs on one Python (`tests`).
+PORTABLE_TESTS = (
+    "tests/test_bindings_*.py",
+    "tests/test_fast_*.py",
+    "tests/test_transcript*.py",
+    "tests/test_migrate_*.py",
+    "tests/test_acp_bridge*.py",
+    "tests/test_doc_examples.py",
+)
+
+
+def _interpreter(version: str) -> str:
+    """The interpreter of `version`: `pythonX.Y` on PATH when it runs (a pyenv shim of a
+    version pyenv has not activated does not), else the newest `~/.pyenv/versions/X.Y.*`,
+    else the bare version (nox then reports it missing, and fails in CI)."""
+    found = shutil.which(f"python{version}")
+    if found is not None:
+        done = subprocess.run([found, "-c", ""], capture_output=True, check=False)
+        if done.returncode == 0:
+            return found
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    candidates = glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", "python"))
+    patch = [(int(c.split(os.sep)[-3].split(".")[2]), c) for c in candidates if _final(c)]
+    return max(patch)[1] if patch else version
+
+
+def _final(path: str) -> bool:
+    """`3.13.0`, not `3.13.0rc1` or `3.13.0t` (a free-threaded build)."""
+    return path.split(os.sep)[-3].split(".")[2].isdigit()
+
+
+def _portable_tests(session: nox.Session) -> None:
+    session.install("-e", ".[dev]")
+    session.run("python", "--version")
+    tests = sorted({path for pattern in PORTABLE_TESTS for path in glob.glob(pattern)})
+    session.run("pytest", "-q", *(session.posargs or tests))
+
+
+_RUNNING = f"{sys.version_info[0]}.{sys.version_info[1]}"
+for _version in SUPPORTED_PYTHONS:
+    # Tags: `pythons` selects every version; `other-pythons` every version but the one nox
+    # runs on, whose `tests` session runs the whole suite (CI: .ci/run).
+    _tags = ["pythons"] + (["other-pythons"] if _version != _RUNNING else [])
+    nox.session(
+        name=f"pythons-{_version}",
+        python=_interpreter(_version),
+        tags=_tags,
+    )(_portable_tests)
 
 
 @nox.session

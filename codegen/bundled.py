@@ -26,6 +26,17 @@ def generated_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))).parent
 
 
+def checkout_root() -> Path | None:
+    """The source checkout the bindings come from (an editable install maps `generated/` of
+    a checkout onto `acp_schema.v1`, `.v2`), or None for an installed copy (a wheel in
+    site-packages, `pip install --target`), which `generate` must not rewrite."""
+    root = generated_dir()
+    checkout = root.parent
+    if root.name == "generated" and (checkout / "pyproject.toml").is_file():
+        return checkout
+    return None
+
+
 def known_version(version: str) -> str:
     """`version` itself if it is a bundled protocol version, else ValueError."""
     if version not in VERSIONS:

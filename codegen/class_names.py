@@ -24,6 +24,7 @@ RESERVED = frozenset(
         "RootModel", "AnyUrl", "AwareDatetime", "Enum", "IntEnum", "StrEnum", "AcpModel",
         "MISSING", "DefaultOnError", "DefaultOnNull", "SkipInvalidItems", "TagDispatch",
         "TypeAliasType", "Self", "Method", "MethodTable", "Side", "METHODS", "Model",
+        "Decoded", "FastStruct",
     }
 )  # fmt: skip
 

@@ -9,8 +9,10 @@ stays fast and works without extras.
 from __future__ import annotations
 
 import argparse
+import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, usage_handler
 
@@ -18,6 +20,8 @@ from .bundled import VERSIONS, bundled_schema
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
+
+    from .schema_problems import Problem
 
 
 def register(commands: Subparsers) -> None:
@@ -45,6 +49,12 @@ def _register_schema(commands: Subparsers) -> None:
         metavar="PATH",
         help="schema files (default: the bundled v1 and v2 schemas)",
     )
+    check.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default); json: one document with each file's problems",
+    )
     check.set_defaults(func=_schema_check)
 
 
@@ -52,27 +62,58 @@ def _schema_check(args: argparse.Namespace) -> int:
     from .schema_check import SchemaError, check_schema_file
 
     paths = [Path(p) for p in args.paths] or [bundled_schema(v) for v in VERSIONS]
-    clean = with_problems = unusable = problems = warnings = 0
+    text = args.format == "text"
+    files: list[dict[str, Any]] = []
     for path in paths:
         try:
             found = check_schema_file(path, warnings=True)
-        except SchemaError as err:
-            print("\n".join(err.lines()))
-            unusable += 1
+        except SchemaError as err:  # nothing else could be checked in this file
+            if text:
+                print("\n".join(err.lines()))
+            files.append(_file_record(path, "unusable", err.problems))
             continue
-        for problem in found:
-            print(f"{path}: {problem}")
-        errors = [p for p in found if not p.warning]
-        problems += len(errors)
-        warnings += len(found) - len(errors)
-        with_problems += bool(errors)
-        clean += not errors
-    # Warnings (what the bindings carry through without understanding) never fail the check.
-    noted = f", {warnings} warning(s)" if warnings else ""
-    print(
-        f"{len(paths)} schema(s) checked: {clean} clean, {problems} problem(s) "
-        f"in {with_problems}, {unusable} unusable{noted}"
+        if text:
+            for problem in found:
+                print(f"{path}: {problem}")
+        errors = any(not p.warning for p in found)
+        files.append(_file_record(path, "problems" if errors else "clean", found))
+    counts = {
+        status: sum(f["status"] == status for f in files)
+        for status in ("clean", "problems", "unusable")
+    }
+    problems = sum(
+        not p["warning"] for f in files if f["status"] == "problems" for p in f["problems"]
     )
-    if unusable:
-        return EXIT_UNUSABLE
-    return EXIT_PROBLEMS if problems else EXIT_OK
+    # Warnings (what the bindings carry through without understanding) never fail the check.
+    warnings = sum(p["warning"] for f in files if f["status"] != "unusable" for p in f["problems"])
+    code = EXIT_UNUSABLE if counts["unusable"] else EXIT_PROBLEMS if problems else EXIT_OK
+    if text:
+        noted = f", {warnings} warning(s)" if warnings else ""
+        print(
+            f"{len(paths)} schema(s) checked: {counts['clean']} clean, {problems} problem(s) "
+            f"in {counts['problems']}, {counts['unusable']} unusable{noted}"
+        )
+    else:
+        summary = {
+            "schemas": len(paths),
+            "clean": counts["clean"],
+            "with_problems": counts["problems"],
+            "unusable": counts["unusable"],
+            "problems": problems,
+            "warnings": warnings,
+        }
+        document = {"exit": code, "summary": summary, "files": files}
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+    return code
+
+
+def _file_record(path: Path, status: str, problems: Iterable[Problem]) -> dict[str, Any]:
+    """One file of `schema check --format json`: its status (clean, problems, unusable) and
+    each problem with its JSON pointer (empty for a file that could not be read at all)."""
+    return {
+        "path": str(path),
+        "status": status,
+        "problems": [
+            {"pointer": p.pointer, "message": p.message, "warning": p.warning} for p in problems
+        ],
+    }

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from acp_schema._github import Level, annotation
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint
 from acp_schema.migrations.chunk_identity.rule_ids import (
     FAMILIES,
@@ -124,6 +125,13 @@ def register(commands: Subparsers) -> None:
     )
     output.add_argument(
         "-q", "--quiet", action="store_true", help="print only problems and the summary"
+    )
+    output.add_argument(
+        "--format",
+        choices=("text", "github"),
+        default="text",
+        help="how findings are printed: text (default), or github: GitHub Actions workflow "
+        "annotations (errors for what fails --check, else warnings and notices)",
     )
     migrate.set_defaults(func=migrate_command)
 
@@ -247,12 +255,17 @@ def migrate_command(args: argparse.Namespace) -> int:
                 result.written = True
 
     show_changes = not (args.quiet or args.diff)
+    github = args.format == "github"
     for result in results:
         if result.error:
-            print(f"{result.path}: error: {result.error}", file=out)
+            text = f"{result.path}: error: {result.error}"
+            print(_github_error(result.path, result.error) if github else text, file=out)
         for finding in result.findings:
             if finding.kind == "warning" or (finding.kind == "change" and show_changes):
-                print(finding.format(str(result.path)), file=out)
+                text = finding.format(str(result.path))
+                print(
+                    _github_finding(result.path, finding, args.check) if github else text, file=out
+                )
 
     summary = _summary(results, len(found.missing))
     used = _bindings_used(options.values(), outcome.old_bindings)
@@ -274,6 +287,24 @@ def migrate_command(args: argparse.Namespace) -> int:
     if args.check and (summary["changed"] or summary["warnings"]):
         return EXIT_PENDING
     return EXIT_OK
+
+
+def _github_finding(path: Path, finding: Finding, check: bool) -> str:
+    """A finding as a GitHub annotation: an error where it fails `--check` (every warning,
+    and a change not yet made), else a warning, or a notice for a change made."""
+    level: Level = "error" if check else ("warning" if finding.kind == "warning" else "notice")
+    return annotation(
+        level,
+        finding.message,
+        file=path.as_posix(),
+        line=finding.line,
+        col=finding.column + 1,  # GitHub counts columns from 1, the findings from 0
+        title=finding.rule,
+    )
+
+
+def _github_error(path: Path, error: str) -> str:
+    return annotation("error", error, file=path.as_posix(), title="acp-schema migrate")
 
 
 def _bindings_used(options: Iterable[Options], old: OldBindings) -> dict[str, Any]:

@@ -10,7 +10,10 @@ What a user needs to tell an omitted field from a given one:
   pydantic's sentinel, which type checkers narrow on);
 - `UNSET`: the same for a fast-path Struct (`acp_schema.v2.fast`; msgspec's sentinel).
 
-Both are loaded on first use, so `import acp_schema.v2` still imports neither pydantic nor
+The JSON-RPC names a user of `acp_schema.vN.methods.METHODS` may annotate with: `Decoded`
+(what `METHODS.decode` returns), `Method`, `MethodTable`, `UnknownMethodError`.
+
+All are loaded on first use, so `import acp_schema.v2` still imports neither pydantic nor
 msgspec until a model or Struct is used.
 """
 
@@ -22,7 +25,13 @@ if TYPE_CHECKING:
     from msgspec import UNSET as UNSET
     from pydantic import MISSING as MISSING
 
-__all__ = ["MISSING", "UNSET"]
+    from ._jsonrpc import Decoded as Decoded
+    from ._jsonrpc import Method as Method
+    from ._jsonrpc import MethodTable as MethodTable
+    from ._jsonrpc import UnknownMethodError as UnknownMethodError
+
+__all__ = ["MISSING", "UNSET", "Decoded", "Method", "MethodTable", "UnknownMethodError"]
+_JSONRPC = frozenset({"Decoded", "Method", "MethodTable", "UnknownMethodError"})
 
 
 def __getattr__(name: str) -> Any:
@@ -34,4 +43,8 @@ def __getattr__(name: str) -> Any:
         from msgspec import UNSET
 
         return UNSET
+    if name in _JSONRPC:
+        from . import _jsonrpc
+
+        return getattr(_jsonrpc, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

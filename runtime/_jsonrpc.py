@@ -164,6 +164,19 @@ class MethodTable(Generic[SideT]):
             )
         return entries[0]
 
+    def params_of(self, decoded: Decoded, name: str) -> AcpModel | FastStruct[Any] | None:
+        """The params of `decoded`, a request or notification of method `name`, as `decode`
+        gave them (a model, or its fast Struct). Each generated table types the answer by
+        `name`: `METHODS.params_of(decoded, "session/update")` is the params class of that
+        method or its Struct. Raises ValueError when `decoded` is not a request or
+        notification of `name`."""
+        if decoded.method != name or decoded.kind not in ("request", "notification"):
+            raise ValueError(
+                f"the message is {_article(decoded.kind)} of {decoded.method!r}, not a request or "
+                f"notification of {name!r}"
+            )
+        return decoded.params
+
     def decode(
         self,
         message: str | bytes | dict[str, Any],
@@ -286,6 +299,10 @@ class MethodTable(Generic[SideT]):
         if len(self._fast_routes) < _ROUTES_KEPT:  # names come from the wire: bounded
             self._fast_routes[(name, side, kind)] = route
         return route
+
+
+def _article(kind: Kind) -> str:
+    return f"an {kind}" if kind == "error" else f"a {kind}"
 
 
 @dataclass(frozen=True)

@@ -293,7 +293,7 @@ def sweep_logs(tally: Tally, root: Path) -> None:
         path = root / f"{name}.jsonl"
         path.write_bytes(data)
         tally.inputs += 1
-        for args in ([], ["--json"], ["--version", "v1"]):
+        for args in ([], ["--json"], ["--protocol", "v1"]):
             run(tally, ["transcript", "show", *args, str(path)], f"log {name}")
     for special in ("/dev/null", str(root), str(root / "missing.jsonl")):
         tally.inputs += 1

@@ -20,10 +20,12 @@ import ast
 import hashlib
 import importlib
 import json
+import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,8 +99,13 @@ def fetch_all(cache_dir: Path | None = None) -> list[Cell]:
     return cells
 
 
-def run(cells: list[Cell], workdir: Path) -> Matrix:
-    """Check, generate, import, decode and type-check every cell; problems go on the cell."""
+def run(cells: list[Cell], workdir: Path, progress: Callable[[str], None] | None = None) -> Matrix:
+    """Check, generate, import, decode and type-check every cell; problems go on the cell.
+
+    `progress` gets a line as each stage starts and as each package is decoded (the whole
+    run takes minutes on a loaded machine: a CI log should not stay silent that long); the
+    packages are generated a few at a time, a line for each batch."""
+    say = progress or (lambda line: None)
     started = time.monotonic()
     matrix = Matrix(cells)
     by_digest: dict[str, list[Cell]] = {}
@@ -106,6 +113,7 @@ def run(cells: list[Cell], workdir: Path) -> Matrix:
         cell.digest = hashlib.sha256(cell.path.read_bytes()).hexdigest()
         by_digest.setdefault(cell.digest, []).append(cell)
     matrix.unique = len(by_digest)
+    say(f"{len(cells)} schema files, {matrix.unique} unique: schema check")
     jobs = []
     for same in by_digest.values():
         first = same[0]
@@ -120,12 +128,19 @@ def run(cells: list[Cell], workdir: Path) -> Matrix:
         (workdir / package).mkdir(parents=True)
         (workdir / package / "__init__.py").write_text("", encoding="utf-8")
         jobs.append((first.path, workdir / package / first.protocol))
-    generate_many(jobs)
+    # In batches as wide as the machine (what generate_many runs in parallel anyway), so
+    # that progress has a line every few seconds.
+    batch = max(1, os.cpu_count() or 1)
+    for start in range(0, len(jobs), batch):
+        names = ", ".join(out.parent.name for _, out in jobs[start : start + batch])
+        say(f"generating {start + 1}-{min(start + batch, len(jobs))} of {len(jobs)}: {names}")
+        generate_many(jobs[start : start + batch])
     matrix.generated = len(jobs)
     sys.path.insert(0, str(workdir))
     try:
         for same in by_digest.values():
             if not same[0].problems:
+                say(f"decoding a message of every method: {same[0].package}")
                 decoded, fast, problems = _decode_all(same[0])
                 numbered = numbered_names(same[0], workdir)
                 if numbered:
@@ -136,6 +151,7 @@ def run(cells: list[Cell], workdir: Path) -> Matrix:
     finally:
         sys.path.remove(str(workdir))
     packages = sorted({c.package for c in cells if not c.problems})
+    say(f"mypy --strict over {len(packages)} packages")
     failures = mypy_strict(workdir, packages)
     matrix.mypy_clean = len([p for p in packages if p not in failures])
     for cell in cells:
@@ -260,7 +276,7 @@ def main() -> int:
         print(f"release matrix skipped: {exc}")
         return 0
     with tempfile.TemporaryDirectory(prefix="acp-matrix-") as tmp:
-        matrix = run(cells, Path(tmp))
+        matrix = run(cells, Path(tmp), progress=lambda line: print(line, flush=True))
     for cell in matrix.cells:
         status = "ok" if not cell.problems else "; ".join(cell.problems[:3])
         print(f"{cell.release} {cell.protocol} {cell.flavour}: {status}")

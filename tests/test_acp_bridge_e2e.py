@@ -120,7 +120,7 @@ def acp_errors(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
 
 def _show(log: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "acp_schema", "transcript", "show", "--version", "v1", str(log)],
+        [sys.executable, "-m", "acp_schema", "transcript", "show", "--protocol", "v1", str(log)],
         capture_output=True,
         text=True,
         check=True,

@@ -147,6 +147,52 @@ def test_method_tables_and_whole_message_decoding() -> None:
         METHODS.decode('{"jsonrpc":"2.0","id":1,"result":{}}')
 
 
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_params_of_gives_the_params_of_the_method_named(version: str) -> None:
+    METHODS = importlib.import_module(f"acp_schema.{version}.methods").METHODS
+    update = (
+        '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",'
+        '"update":{"sessionUpdate":"session_message","messageId":"m"}}}'
+    )
+    for decode in (METHODS.decode, METHODS.decode_models):
+        decoded = decode(update)
+        params = METHODS.params_of(decoded, "session/update")
+        assert params is decoded.params
+        assert as_model(params).session_id == "s"
+        with pytest.raises(ValueError, match=r"^the message is a notification of 'session/upd"):
+            METHODS.params_of(decoded, "session/prompt")
+    prompt = (
+        '{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"s",'
+        '"prompt":[{"type":"text","text":"hi"}]}}'
+    )
+    request = METHODS.decode(prompt)
+    assert METHODS.params_of(request, "session/prompt") is request.params
+    assert as_model(request.params).session_id == "s"
+    error = METHODS.decode('{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"no"}}')
+    with pytest.raises(ValueError, match=r"^the message is an error of None, not a request or "):
+        METHODS.params_of(error, "session/prompt")
+
+
+def test_the_generated_table_types_params_of_for_every_method_name() -> None:
+    """The overloads name each method once, in the table's order, and the general form last."""
+    import ast
+
+    from acp_schema.v2.methods import METHODS
+
+    source = (bundled_schema("v2").parents[3] / "generated" / "v2" / "methods.py").read_text()
+    table = next(
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.ClassDef) and node.name == "_MethodTable"
+    )
+    named = [
+        ast.literal_eval(fn.args.args[2].annotation.slice)  # type: ignore[union-attr]
+        for fn in table.body
+        if isinstance(fn, ast.FunctionDef) and isinstance(fn.args.args[2].annotation, ast.Subscript)
+    ]
+    assert named == list(dict.fromkeys(m.name for m in METHODS))
+
+
 def test_method_table_covers_every_x_method() -> None:
     import json
 

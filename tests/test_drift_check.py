@@ -1,14 +1,18 @@
 """Behaviour of ``acp-schema check`` (acp_schema.codegen.drift.check, drift.commands).
 
 Every test works on a temporary tree: a copy of the bundled v1 schema and bindings freshly
-rendered from it. One render is shared by the module (rendering takes seconds); `--full`
-reuses it whenever the schema bytes are the bundled ones.
+rendered from it, with the header `generate --schema ... --out ...` writes for the tree (run
+from inside it, so the paths and the header are the same in every test). One render is
+shared by the module (rendering takes seconds); `--full` reuses it whenever the schema bytes
+are the bundled ones.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
+import shlex
 import shutil
 from dataclasses import dataclass
 from importlib import metadata
@@ -19,11 +23,11 @@ import pytest
 from acp_schema.cli import main
 from acp_schema.codegen import bundled
 from acp_schema.codegen.drift import check as drift
+from acp_schema.codegen.generate import commands as generate_commands
 from acp_schema.codegen.generate import package_files
 from acp_schema.codegen.generate import pipeline as generate
 from acp_schema.codegen.generate.pipeline import GeneratedFile
 from acp_schema.codegen.loaded_schema import LoadedSchema
-from tests.bundled_renders import bundled_render
 
 
 @dataclass(frozen=True)
@@ -44,23 +48,30 @@ class Tree:
         return ["check", "v1", *roots, *extra]
 
 
+TREE = Tree(Path("schema"), Path("generated"))  # relative: the tests run inside the tree
+TREE_COMMAND = package_files.reproducing_command(TREE.out, schema=TREE.schema)
+
+
 @pytest.fixture(scope="module")
 def rendered() -> list[GeneratedFile]:
-    return list(bundled_render("v1"))
+    return generate.render(bundled.bundled_schema("v1"), TREE_COMMAND)
 
 
 @pytest.fixture
 def tree(tmp_path: Path, rendered: list[GeneratedFile], monkeypatch: pytest.MonkeyPatch) -> Tree:
     source = bundled.bundled_schema("v1")
-    tree = Tree(tmp_path / "schema", tmp_path / "generated")
+    monkeypatch.chdir(tmp_path)
+    tree = TREE
     tree.schema.parent.mkdir(parents=True)
     shutil.copyfile(source, tree.schema)
     generate.write_files(rendered, tree.out)
     real_render = generate.render
     original = hashlib.sha256(source.read_bytes()).hexdigest()
 
-    def render(schema: LoadedSchema) -> list[GeneratedFile]:  # `check` renders it loaded
-        return rendered if schema.digest == original else real_render(schema)
+    def render(schema: LoadedSchema, command: str) -> list[GeneratedFile]:  # `check` renders
+        if schema.digest == original and command == TREE_COMMAND:
+            return rendered
+        return real_render(schema, command)
 
     monkeypatch.setattr(generate, "render", render)
     return tree
@@ -97,6 +108,65 @@ def test_default_roots_are_the_generators(version: str) -> None:
     assert target.schema == bundled.bundled_schema(version)
     assert target.out == bundled.default_output(version)
     assert target.fix == f"acp-schema generate {version}"
+
+
+def _generate_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    generate_commands.register(parser.add_subparsers())
+    return parser.parse_args(["generate", *argv])
+
+
+@pytest.mark.parametrize(
+    ("schema", "out"),
+    [
+        ("s.json", "pkg/acp"),
+        ("./s.json", "./pkg/acp/"),
+        ("{cwd}/s.json", "{cwd}/pkg/acp"),
+        ("../elsewhere/s.json", "../elsewhere/pkg"),
+        ("/tmp/a b/s.json", "/tmp/a b/p'kg"),
+    ],
+)
+def test_generate_and_check_name_the_same_command(
+    schema: str, out: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header that `generate --schema S --out D` writes is the one `check --full --schema
+    S --out D` renders, however the paths are spelled (relative, ./, absolute)."""
+    monkeypatch.chdir(tmp_path)
+    schema, out = schema.format(cwd=tmp_path), out.format(cwd=tmp_path)
+    args = _generate_args("--schema", schema, "--out", out)
+    written = generate_commands._reproducing_command(args)
+    assert drift.file_target(Path(schema), Path(out)).command == written
+    assert written.startswith("acp-schema generate --schema ")
+    if schema.startswith(("./", str(tmp_path))):  # inside the working directory: relative
+        assert written == "acp-schema generate --schema s.json --out pkg/acp"
+    elif not schema.startswith("s.json"):  # outside it: as given, quoted for a shell
+        assert written == shlex.join(["acp-schema", "generate", "--schema", schema, "--out", out])
+
+
+def test_a_command_with_out_needs_a_source() -> None:
+    message = r"^a command with --out needs a schema or an upstream release$"
+    with pytest.raises(ValueError, match=message):
+        package_files.reproducing_command(Path("pkg"))
+
+
+@pytest.mark.parametrize("stable", [False, True])
+def test_generate_and_check_upstream_name_the_same_command(
+    stable: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    flags = ["--stable"] if stable else []
+    args = _generate_args("--upstream", "2.4.0", "v2", *flags, "--out", str(tmp_path / "p"))
+    source = package_files.UpstreamSource("2.4.0", "v2", stable)
+    target = drift.upstream_target(source, tmp_path / "s.json", tmp_path / "p")
+    assert target.command == generate_commands._reproducing_command(args)
+    expected = ["acp-schema generate --upstream 2.4.0 v2", *flags, "--out p"]
+    assert target.command == " ".join(expected)
+    assert target.fix == target.command
+
+
+def test_bundled_targets_expect_the_bundled_header() -> None:
+    assert {t.command for t in drift.version_targets()} == {"acp-schema generate"}
+    assert generate_commands._reproducing_command(_generate_args("v1")) == "acp-schema generate"
 
 
 # --- in sync and drift, fast path and --full ----------------------------------------------

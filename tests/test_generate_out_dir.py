@@ -302,3 +302,50 @@ def test_help_names_where_plain_generate_writes(
     text = " ".join(capsys.readouterr().out.split())
     assert f"acp_schema.v1 and acp_schema.v2 in {site}" in text
     assert "generated/v1" not in text
+
+
+def test_checkout_root_is_this_checkout() -> None:
+    assert bundled.checkout_root() == REPO
+
+
+@pytest.mark.parametrize("argv", [["generate"], ["generate", "v2"]])
+def test_plain_generate_refuses_an_installed_copy(
+    argv: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Installed from a wheel, the bundled bindings live in site-packages: rewriting them
+    would change an installed distribution, so `generate` without --out says what to do."""
+    from acp_schema.codegen.generate import commands
+
+    site = tmp_path / "site-packages" / "acp_schema"
+    (site / "v1").mkdir(parents=True)
+    monkeypatch.setattr(commands, "generated_dir", lambda: site)
+    monkeypatch.setattr(commands, "checkout_root", lambda: None)
+    rendered: list[object] = []
+    monkeypatch.setattr(generate, "generate_many", lambda *a, **k: rendered.append(a))
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert f"installed copy ({site}/v1, v2)" in err
+    assert "pip install -e '.[codegen]'" in err
+    assert "--schema PATH --out DIR" in err
+    assert rendered == []
+    assert sorted(p.name for p in site.iterdir()) == ["v1"]
+
+
+def test_checkout_root_is_none_for_an_installed_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site-packages" / "acp_schema"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(bundled, "generated_dir", lambda: site)
+    assert bundled.checkout_root() is None
+    checkout = tmp_path / "checkout"
+    (checkout / "generated").mkdir(parents=True)
+    monkeypatch.setattr(bundled, "generated_dir", lambda: checkout / "generated")
+    assert bundled.checkout_root() is None  # no pyproject.toml: not a checkout
+    (checkout / "pyproject.toml").write_text("", encoding="utf-8")
+    assert bundled.checkout_root() == checkout

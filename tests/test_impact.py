@@ -177,11 +177,13 @@ def test_formats(
     assert "| place | change | degree | what breaks here | codemod |" in markdown
 
 
-def test_github_format_needs_impact(
+def test_github_format_without_impact_annotates_the_new_schema(
     schemas: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["diff", str(schemas[0]), str(schemas[1]), "--format", "github"]) == 2
-    assert "--format github needs --impact" in capsys.readouterr().err
+    assert main(["diff", str(schemas[0]), str(schemas[1]), "--format", "github"]) == 0
+    annotations = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::")]
+    assert annotations
+    assert all("file=" in line and "new.json," in line for line in annotations)
 
 
 def test_a_broken_file_is_reported_the_others_scanned(

@@ -549,3 +549,22 @@ def test_few_files_are_migrated_in_process_whatever_jobs_says(
     root = write_files(tmp_path, {f"send_{n}.py": OLD for n in range(3)})
     assert migrate("--check", "--jobs", "2", root) == 1
     assert sorted(here) == ["send_0.py", "send_1.py", "send_2.py"]
+
+
+def test_settings_are_never_silently_ignored_without_a_toml_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.10 has no tomllib: with tomli missing, reading pyproject.toml is an error
+    that names the file and the fix, never an empty document (the [migrate] extra installs
+    tomli there)."""
+    from acp_schema.migrations.framework import config
+
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[tool.acp-schema.migrate]\nbindings = ['x']\n", encoding="utf-8")
+    assert config.read_toml(pyproject)["tool"]["acp-schema"]["migrate"] == {"bindings": ["x"]}
+    monkeypatch.setattr(config.sys, "version_info", (3, 10, 13, "final", 0))
+    monkeypatch.setitem(sys.modules, "tomli", None)  # `import tomli` fails
+    with pytest.raises(config.ConfigError) as caught:
+        config.read_toml(pyproject)
+    assert str(caught.value).startswith(f"{pyproject}: cannot read its settings: Python 3.10")
+    assert "pip install tomli" in str(caught.value)

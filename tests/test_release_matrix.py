@@ -7,6 +7,7 @@ fetched once with npm into the cache, and skipped with the reason when they cann
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -25,9 +26,15 @@ def test_every_published_release_generates_imports_decodes_and_type_checks(
         cells = fetch_all()
     except UpstreamError as exc:
         pytest.skip(f"the published schemas cannot be had (offline, or no npm): {exc}")
-    matrix = run(cells, tmp_path)
-    with capsys.disabled():
-        print(f"\n{matrix.summary()}")
+    with capsys.disabled():  # progress lines: minutes of silence look like a hang in CI logs
+        started = time.monotonic()
+
+        def say(line: str) -> None:
+            print(f"release matrix [{time.monotonic() - started:4.0f} s]: {line}", flush=True)
+
+        print()
+        matrix = run(cells, tmp_path, progress=say)
+        print(matrix.summary())
     assert [(c.release, c.protocol, c.flavour, c.problems) for c in matrix.failed] == []
     assert matrix.generated == matrix.unique == matrix.mypy_clean
     assert all(c.decoded > 10 for c in matrix.cells)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -309,17 +310,17 @@ def test_bad_lines_in_the_json_lines(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert f"{path}:2: invalid JSON" in captured.err
 
 
-def test_version_flag_selects_the_bindings(
+def test_protocol_option_selects_the_bindings(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """v1 knows no `_vendor` update kinds (its union is closed); v2 passes them over."""
     path = write_log(tmp_path, [note("A", {"sessionUpdate": "_vendor", "x": 1})])
-    assert main(["transcript", "show", str(path), "--version", "v2"]) == 0
+    assert main(["transcript", "show", str(path), "--protocol", "v2"]) == 0
     assert (
         capsys.readouterr().out
         == "No session messages.\n0 bad line(s), 0 other message(s) skipped\n"
     )
-    assert main(["transcript", "show", str(path), "--version", "v1"]) == 1
+    assert main(["transcript", "show", str(path), "--protocol", "v1"]) == 1
     assert f"{path}:1: session/update does not decode" in capsys.readouterr().err
 
 
@@ -331,7 +332,7 @@ def test_v1_and_v2_meta_differ(tmp_path: Path, capsys: pytest.CaptureFixture[str
     path = write_log(tmp_path, lines)
     metas = {}
     for version in ("v1", "v2"):
-        assert main(["transcript", "show", str(path), "--json", "--version", version]) == 0
+        assert main(["transcript", "show", str(path), "--json", "--protocol", version]) == 0
         metas[version] = records(capsys.readouterr().out)[0]["_meta"]
     assert metas == {"v1": {"a": None}, "v2": {"b": 2}}
 
@@ -408,7 +409,9 @@ def test_dev_zero_is_refused_without_filling_memory(
 def test_deeply_nested_lines_are_bad_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    deep_meta = note("A", upsert("m", _meta={"x": 0})).replace("0}", "[" * 5000 + "]" * 5000 + "}")
+    deep_meta = note("A", upsert("m", _meta={"x": 0})).replace(
+        "0}", "[" * 100_000 + "]" * 100_000 + "}"
+    )
     deep_other = note("A", {"sessionUpdate": "plan", "entries": [0]}).replace(
         "[0]", "[" * 100_000 + "]" * 100_000
     )
@@ -437,3 +440,43 @@ def test_a_closed_stdout_is_left_to_the_caller(
     args = argparse.Namespace(log=path, protocol_version="v2", json=False)
     with pytest.raises(BrokenPipeError):
         cli._show(args)
+
+
+def test_dash_reads_standard_input(tmp_path: Path) -> None:
+    """`-` is standard input, as for other command-line tools; messages name it <stdin>."""
+    lines = [note("A", upsert("m", senderSessionId="A")), "not json"]
+    path = write_log(tmp_path, lines)
+    command = [sys.executable, "-m", "acp_schema", "transcript", "show", "-"]
+    with path.open("rb") as stdin:
+        done = subprocess.run(command, stdin=stdin, capture_output=True, text=True, check=False)
+    with_file = subprocess.run(
+        [*command[:-1], str(path)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == with_file.returncode == 1
+    assert done.stdout == with_file.stdout
+    assert done.stdout.startswith("A/m: To (recipient unknown)")
+    assert done.stderr == with_file.stderr.replace(str(path), "<stdin>")
+    assert done.stderr.startswith("<stdin>:2: invalid JSON")
+    piped = subprocess.run(
+        command, input="\n".join(lines), capture_output=True, text=True, check=False
+    )
+    assert (piped.returncode, piped.stdout) == (1, done.stdout)
+
+
+def test_the_old_version_option_still_works_and_says_it_is_deprecated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_log(tmp_path, [note("A", {"sessionUpdate": "_vendor", "x": 1})])
+    assert main(["transcript", "show", str(path), "--version", "v1"]) == 1  # v1: closed union
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "acp-schema transcript show: --version VERSION is deprecated, use --protocol v1\n"
+    )
+    assert main(["transcript", "show", str(path), "--version", "v2", "--protocol", "v2"]) == 0
+    assert "deprecated" in capsys.readouterr().err
+    assert main(["transcript", "show", str(path), "--version", "v1", "--protocol", "v2"]) == 2
+    assert capsys.readouterr().err == (
+        "acp-schema transcript show: --protocol and --version disagree\n"
+    )
+    assert main(["transcript", "show", str(path), "--protocol", "v2"]) == 0
+    assert capsys.readouterr().err == ""

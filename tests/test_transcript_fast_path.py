@@ -137,7 +137,7 @@ def test_show_prints_the_same_bytes_either_way(
 ) -> None:
     path = tmp_path / "log.jsonl"
     path.write_text("\n".join(VARIED_LOG) + "\n", encoding="utf-8")
-    args = [str(path), "--version", version, *(["--json"] if form == "json" else [])]
+    args = [str(path), "--protocol", version, *(["--json"] if form == "json" else [])]
     counts = FastCounts(monkeypatch)
 
     models_only = run_show(monkeypatch, capsys, args, fast=False)

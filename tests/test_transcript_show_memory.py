@@ -121,7 +121,7 @@ def test_show_prints_what_a_show_keeping_everything_prints(
         return put(spill, part, previous=previous, replaced=replaced)
 
     monkeypatch.setattr(cli.Spill, "put", counting)
-    code = main(["transcript", "show", str(path), "--version", version, *(["--json"] * as_json)])
+    code = main(["transcript", "show", str(path), "--protocol", version, *(["--json"] * as_json)])
     out = capsys.readouterr().out
     assert code in (0, 1)
     assert out == keeping_everything(lines, version, as_json)

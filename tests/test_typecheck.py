@@ -99,6 +99,52 @@ def test_what_the_readme_says_about_construction_and_presence(
     ]
 
 
+def test_store_content_and_method_params_are_typed_by_version_and_name(
+    installed_project: Path, mypy_cache: Path, tmp_path: Path
+) -> None:
+    # A store's blocks are those of its version (model or Struct); `params_of` gives the
+    # params type of the method named, with the Struct the fast path may give.
+    user = tmp_path / "user.py"
+    user.write_text(
+        "from acp_schema.transcripts import TranscriptStore, Version\n"
+        "from acp_schema import Decoded\n"
+        "from acp_schema.v2.methods import METHODS\n"
+        'v1_store = TranscriptStore("v1")\n'
+        "entry = v1_store.entry('s', 'm')\n"
+        "assert entry is not None\n"
+        "reveal_type(entry.content[0])\n"
+        "reveal_type(entry.chunks[0].content)\n"
+        "def any_version(version: Version) -> None:\n"
+        "    for each in TranscriptStore(version):\n"
+        "        reveal_type(each.content)\n"
+        "def params(decoded: Decoded) -> None:\n"
+        '    reveal_type(METHODS.params_of(decoded, "session/prompt"))\n'
+        '    reveal_type(METHODS.params_of(decoded, "proxy/successor"))\n',
+        encoding="utf-8",
+    )
+    lines = _mypy(installed_project, mypy_cache, tmp_path, str(user))
+    v1_blocks = [
+        f"acp_schema.v1.{where}.{name}"
+        for where in ("_models", "fast")
+        for name in ("TextContent", "ImageContent", "AudioContent", "ResourceLink")
+    ]
+    assert lines[0].startswith('user.py:7: note: Revealed type is "acp_schema.v1._models.TextC')
+    assert all(name in lines[0] for name in v1_blocks), lines[0]
+    assert "acp_schema.v2" not in lines[0]
+    assert lines[1].replace(":8:", ":7:") == lines[0]
+    assert "acp_schema.v1._models.TextContent" in lines[2]
+    assert "acp_schema.v2._models.TextContent" in lines[2]
+    assert lines[3:] == [
+        'user.py:13: note: Revealed type is "acp_schema.v2._models.PromptRequest | '
+        'acp_schema.v2.fast.PromptRequest"',
+        'user.py:14: note: Revealed type is "acp_schema.v2._models.ProxySuccessorNotification | '
+        "acp_schema.v2.fast.ProxySuccessorNotification | "
+        "acp_schema.v2._models.ProxySuccessorRequest | "
+        'acp_schema.v2.fast.ProxySuccessorRequest"',
+        "Success: no issues found in 1 source file",
+    ]
+
+
 def test_the_license_ships_in_the_wheel(installed_project: Path) -> None:
     # `installed_project` is pip's install of the wheel built from this checkout (or, offline,
     # a copy of the package folders, which holds no metadata to check).

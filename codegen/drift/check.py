@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint, os_reason
@@ -43,10 +42,13 @@ from ..generate.package_files import (
     GENERATED_FILES,
     GENERATOR,
     HEADERED_FILES,
+    UpstreamSource,
     body_sha256,
     left_by_python,
     parse_header,
+    reproducing_command,
 )
+from ..generate.package_files import shown_path as _shown
 
 if TYPE_CHECKING:
     from ..schema_check import SchemaError
@@ -74,6 +76,7 @@ class Target:
     schema: Path
     out: Path
     fix: str  # the command that regenerates exactly this target
+    command: str  # what the headers of its files name (`reproducing_command`)
 
 
 def version_targets(
@@ -92,19 +95,26 @@ def version_targets(
     for version in versions or VERSIONS:
         schema = schema_root / version / SCHEMA_FILE
         out = out_root / version
-        fix = (
-            f"acp-schema generate --schema {_shown(schema)} --out {_shown(out)}"
-            if custom
-            else f"acp-schema generate {version}"
-        )
-        targets.append(Target(version, schema, out, fix))
+        if custom:
+            command = reproducing_command(out, schema=schema)
+            targets.append(Target(version, schema, out, command, command))
+        else:
+            command = reproducing_command()
+            targets.append(Target(version, schema, out, f"acp-schema generate {version}", command))
     return targets
 
 
 def file_target(schema: Path, out: Path) -> Target:
     """The target of ``--schema PATH --out DIR`` (any ACP-style schema)."""
-    fix = f"acp-schema generate --schema {_shown(schema)} --out {_shown(out)}"
-    return Target(_shown(out), schema, out, fix)
+    command = reproducing_command(out, schema=schema)
+    return Target(_shown(out), schema, out, command, command)
+
+
+def upstream_target(source: UpstreamSource, schema: Path, out: Path) -> Target:
+    """The target of ``--upstream RELEASE VERSION --out DIR``; `schema` is the published
+    schema file (fetched or cached by `acp_schema.codegen.upstream`)."""
+    command = reproducing_command(out, upstream=source)
+    return Target(_shown(out), schema, out, command, command)
 
 
 # --- findings ----------------------------------------------------------------------------
@@ -231,7 +241,8 @@ def _full_findings(target: Target, raw: bytes, report: TargetReport) -> None:
 
     try:
         # The bytes read for the digest, loaded once; the meta-schema check runs in render.
-        rendered = render(load_schema_bytes(raw, target.schema, meta_schema=False))
+        loaded = load_schema_bytes(raw, target.schema, meta_schema=False)
+        rendered = render(loaded, target.command)  # the header generate writes for it
     except SchemaError as err:
         report.unusable.extend(_schema_problems(err))
         return
@@ -295,6 +306,33 @@ def exit_code(reports: Iterable[TargetReport]) -> int:
     return EXIT_PROBLEMS if any(r.findings for r in reports) else EXIT_OK
 
 
+def report_json(reports: Sequence[TargetReport], *, full: bool) -> dict[str, Any]:
+    """What ``acp-schema check --format json`` prints: the verdict, then per target its
+    status (in sync, drift, unusable), what differs and the command that regenerates it."""
+    targets = []
+    for report in reports:
+        target = report.target
+        status = "unusable" if report.unusable else "drift" if report.findings else "in sync"
+        targets.append(
+            {
+                "label": target.label,
+                "schema": _shown(target.schema),
+                "out": _shown(target.out),
+                "schema_sha256": report.schema_sha256,
+                "status": status,
+                "findings": [
+                    {"path": _shown(f.path), "reason": f.reason, "diff": list(f.diff)}
+                    for f in report.findings
+                ],
+                "unusable": report.unusable,
+                "fix": target.fix if status == "drift" else None,
+            }
+        )
+    code = exit_code(reports)
+    verdict = {EXIT_OK: "in sync", EXIT_PROBLEMS: "drift"}.get(code, "unusable")
+    return {"exit": code, "verdict": verdict, "full": full, "targets": targets}
+
+
 def report_lines(reports: Sequence[TargetReport], *, bundled: bool) -> list[str]:
     """What ``acp-schema check`` prints: one block per target, then the verdict."""
     lines: list[str] = []
@@ -324,13 +362,3 @@ def report_lines(reports: Sequence[TargetReport], *, bundled: bool) -> list[str]
     elif not any(r.unusable for r in reports):
         lines.append(f"acp-schema check: {len(reports)} target(s) in sync")
     return lines
-
-
-def _shown(path: Path) -> str:
-    """A path as people want to read it: relative to the working directory when inside."""
-    try:
-        if Path(path).resolve().is_relative_to(Path.cwd().resolve()):
-            return os.path.relpath(path)
-    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop (3.10-3.12)
-        pass
-    return str(path)

@@ -7,6 +7,7 @@ Only argparse wiring lives here; the handlers import their modules when they run
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,8 @@ from ..bundled import VERSIONS
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
+
+    from .check import Target
 
 
 def register(commands: Subparsers) -> None:
@@ -64,12 +67,35 @@ def register_check(commands: Subparsers) -> None:
     check.add_argument(
         "--out", type=Path, metavar="DIR", help="...against this binding package directory"
     )
+    check.add_argument(
+        "--upstream",
+        metavar="NPM_VERSION",
+        help="with one protocol version and --out: check a package made by "
+        "`generate --upstream NPM_VERSION VERSION --out DIR` (the schema is fetched with npm "
+        "once, then cached, as for `diff --upstream`)",
+    )
+    check.add_argument(
+        "--stable", action="store_true", help="with --upstream: schema.json, as for generate"
+    )
+    check.add_argument(
+        "--cache-dir", type=Path, metavar="DIR", help="cache for --upstream (as for `diff`)"
+    )
+    check.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default); json: one document with each target's findings",
+    )
     check.set_defaults(func=_check)
 
 
 def _check(args: argparse.Namespace) -> int:
     from . import check as drift
 
+    if args.upstream is not None:
+        return _check_upstream(args)
+    if args.stable:
+        return command_error("check", "--stable goes with --upstream")
     if (args.schema is None) != (args.out is None):
         return command_error("check", "--schema and --out go together")
     if args.schema is not None and (args.versions or args.generated or args.schema_dir):
@@ -88,9 +114,40 @@ def _check(args: argparse.Namespace) -> int:
         targets = drift.version_targets(
             args.versions or VERSIONS, schema_dir=args.schema_dir, generated_dir=args.generated
         )
-    reports = drift.check(targets, full=args.full)
     bundled = args.schema is None and args.generated is None and args.schema_dir is None
-    print("\n".join(drift.report_lines(reports, bundled=bundled)))
+    return _report_check(targets, args, bundled=bundled)
+
+
+def _check_upstream(args: argparse.Namespace) -> int:
+    """`check --upstream RELEASE VERSION --out DIR`: the arguments `generate` took."""
+    from ..generate.package_files import UpstreamSource
+    from ..upstream import UpstreamError, upstream_schema
+    from . import check as drift
+
+    if args.schema is not None or args.generated or args.schema_dir:
+        return command_error("check", "give --upstream or --schema, --generated, --schema-dir")
+    if len(args.versions) != 1 or args.versions[0] not in VERSIONS:
+        return command_error("check", "with --upstream give one protocol version: v1 or v2")
+    if args.out is None:
+        return command_error("check", "--upstream needs --out DIR (the package to check)")
+    source = UpstreamSource(args.upstream, args.versions[0], args.stable)
+    try:
+        schema = upstream_schema(
+            source.release, source.version, cache_dir=args.cache_dir, stable=source.stable
+        )
+    except UpstreamError as exc:
+        return command_error("check", str(exc))
+    return _report_check([drift.upstream_target(source, schema, args.out)], args, bundled=False)
+
+
+def _report_check(targets: list[Target], args: argparse.Namespace, *, bundled: bool) -> int:
+    from . import check as drift
+
+    reports = drift.check(targets, full=args.full)
+    if args.format == "json":
+        print(json.dumps(drift.report_json(reports, full=args.full), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(drift.report_lines(reports, bundled=bundled)))
     return drift.exit_code(reports)
 
 
@@ -123,7 +180,8 @@ def register_diff(commands: Subparsers) -> None:
         choices=("text", "json", "markdown", "github"),
         default="text",
         help="text for people (default), json for machines, markdown for a changelog, "
-        "github for workflow annotations (with --impact)",
+        "github for GitHub Actions annotations (on the NEW schema file; on the code with "
+        "--impact)",
     )
     diff.add_argument(
         "--fail-on",
@@ -189,6 +247,7 @@ def register_impact(diff: argparse.ArgumentParser) -> None:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from ..generate.package_files import shown_path
     from ..schema_check import SchemaError
     from ..upstream import UpstreamError, upstream_schema
     from .diff_report import FAIL_ON, render_report
@@ -210,15 +269,14 @@ def _diff(args: argparse.Namespace) -> int:
             from .impact.cli import impact_command
 
             return impact_command(args, old, new)
-        if args.format == "github":
-            return command_error("diff", "--format github needs --impact PATH")
         report = diff_files(old, new, descriptions=args.descriptions)
     except SchemaError as err:
         print("\n".join(err.lines()), file=sys.stderr)
         return EXIT_UNUSABLE
     except (UpstreamError, ValueError) as exc:
         return command_error("diff", str(exc))
-    sys.stdout.write(render_report(report, args.format))
+    new_file = None if args.upstream is not None else shown_path(new.path)
+    sys.stdout.write(render_report(report, args.format, new_file))
     if args.fail_on is not None and FAIL_ON[args.fail_on](report):
         return EXIT_PROBLEMS
     return EXIT_OK

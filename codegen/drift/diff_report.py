@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from acp_schema._github import Level, annotation
+
 from .diff_verdicts import BREAKING, COMPATIBLE, UNKNOWN
 from .schema_diff import Change, DiffReport
 
@@ -62,12 +64,40 @@ def to_json(report: DiffReport) -> dict[str, Any]:
     }
 
 
-def render_report(report: DiffReport, fmt: str) -> str:
+def render_report(report: DiffReport, fmt: str, new_file: str | None = None) -> str:
+    """The report in `fmt`: text, json, markdown, or github (workflow annotations on
+    `new_file`, the NEW schema's path, when it is a file of the repository)."""
     if fmt == "json":
         return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
     if fmt == "markdown":
         return "\n".join(_markdown(report)) + "\n"
+    if fmt == "github":
+        return "\n".join(_github(report, new_file)) + "\n"
     return "\n".join(_text(report)) + "\n"
+
+
+def _github(report: DiffReport, new_file: str | None) -> list[str]:
+    """One annotation per change: an error where a verdict is breaking, a warning where
+    one is unknown (both fail `--fail-on breaking`), else a notice; then the totals."""
+    lines = [annotation("warning", w, file=new_file, title="schema diff") for w in report.warnings]
+    for change in report.changes:
+        verdicts = _verdicts(change)
+        level: Level = (
+            "error" if BREAKING in verdicts else "warning" if UNKNOWN in verdicts else "notice"
+        )
+        sides = _sides(change)
+        message = (
+            f"{change.where or '(root)'}{f' [{sides}]' if sides else ''}: API "
+            f"{_verdict(change.api)}; wire: old reads new {_verdict(change.old_reads_new)}, "
+            f"new reads old {_verdict(change.new_reads_old)}"
+        )
+        if change.codemod:
+            message += f"; codemod: {change.codemod} ({MIGRATE_COMMAND})"
+        if change.note:
+            message += f". {change.note}"
+        lines.append(annotation(level, message, file=new_file, title=change.kind))
+    lines.append(f"Schema diff: {report.old} -> {report.new}: {_totals(report)}")
+    return lines
 
 
 def _totals(report: DiffReport) -> str:

@@ -7,15 +7,14 @@ generator when it runs, so `acp-schema --help` stays fast and works without extr
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_schema.cli_common import EXIT_OK, EXIT_UNUSABLE, command_error, os_reason
 
-from ..bundled import VERSIONS, bundled_schema, default_output, generated_dir
-from .package_files import BUNDLED_COMMAND
+from ..bundled import VERSIONS, bundled_schema, checkout_root, default_output, generated_dir
+from .package_files import UpstreamSource, reproducing_command
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
@@ -27,7 +26,8 @@ def register(commands: Subparsers) -> None:
         "generate",
         help="regenerate the typed bindings from a schema",
         description=f"Regenerate the bindings this installation holds ({_bundled_place()}) "
-        "from the bundled schemas, or write the bindings of any ACP-style schema with "
+        "from the bundled schemas (only in a checkout installed with `pip install -e`: an "
+        "installed copy is refused), or write the bindings of any ACP-style schema with "
         "--schema PATH --out DIR. On a terminal, each stage is reported on stderr as it starts.",
     )
     generate.add_argument(
@@ -76,24 +76,18 @@ def _progress_wanted() -> bool:
 
 
 def _reproducing_command(args: argparse.Namespace) -> str:
-    """The command line that writes the same files again, for their headers."""
+    """The command line that writes the same files again, for their headers (called once
+    the arguments are known to be consistent)."""
     if args.out is None:
-        return BUNDLED_COMMAND
-    words = ["acp-schema", "generate"]
+        return reproducing_command()
     if args.upstream is not None:
-        words += ["--upstream", args.upstream, *args.versions]
-        words += ["--stable"] if args.stable else []
-    else:
-        words += ["--schema", str(args.schema)]
-    return shlex.join([*words, "--out", str(args.out)])
+        source = UpstreamSource(args.upstream, args.versions[0], args.stable)
+        return reproducing_command(args.out, upstream=source)
+    return reproducing_command(args.out, schema=args.schema)
 
 
-def _upstream_source(args: argparse.Namespace) -> int | None:
-    """With --upstream: fetch (or find cached) the published schema and put it in
-    `args.schema`, so the rest of `generate` treats it as a --schema file. Returns an exit
-    code when the arguments or the fetch fail, else None."""
-    from ..upstream import UpstreamError, upstream_schema
-
+def _upstream_arguments(args: argparse.Namespace) -> int | None:
+    """An exit code when --upstream, --stable and the versions do not fit together."""
     if args.upstream is None:
         if args.stable:
             return _generate_error("--stable goes with --upstream")
@@ -104,6 +98,17 @@ def _upstream_source(args: argparse.Namespace) -> int | None:
         return _generate_error("with --upstream give one protocol version: v1 or v2")
     if args.out is None:
         return _generate_error("--upstream needs --out DIR (the package directory to write)")
+    return None
+
+
+def _upstream_source(args: argparse.Namespace) -> int | None:
+    """With --upstream: fetch (or find cached) the published schema and put it in
+    `args.schema`, so the rest of `generate` treats it as a --schema file. Returns an exit
+    code when the fetch fails, else None."""
+    from ..upstream import UpstreamError, upstream_schema
+
+    if args.upstream is None:
+        return None
     try:
         args.schema = upstream_schema(
             args.upstream, args.versions[0], cache_dir=args.cache_dir, stable=args.stable
@@ -112,6 +117,14 @@ def _upstream_source(args: argparse.Namespace) -> int | None:
         return _generate_error(str(exc))
     args.versions = []
     return None
+
+
+_INSTALLED_COPY = (
+    "the bundled bindings here are an installed copy ({where}/v1, v2), not a checkout's: "
+    "generate rewrites them only in a checkout installed with `pip install -e '.[codegen]'`; "
+    "nothing was written. For bindings of your own give --schema PATH --out DIR "
+    "(or --upstream NPM_VERSION v1|v2 --out DIR)"
+)
 
 
 def _generate_error(message: str) -> int:
@@ -124,17 +137,22 @@ def _generate(args: argparse.Namespace) -> int:
     from .out_dir import OutDirError
     from .pipeline import failure_summary, generate_many
 
+    failed = _upstream_arguments(args)
+    if failed is not None:
+        return failed
+    if args.upstream is None and (args.schema is None) != (args.out is None):
+        return _generate_error("--schema and --out go together")
     command = _reproducing_command(args)  # before --upstream turns into --schema
     failed = _upstream_source(args)
     if failed is not None:
         return failed
-    if (args.schema is None) != (args.out is None):
-        return _generate_error("--schema and --out go together")
     if args.schema is not None and args.versions:
         return _generate_error("give versions or --schema, not both")
     unknown = sorted(set(args.versions) - set(VERSIONS))
     if unknown:
         return _generate_error(f"unknown version(s) {', '.join(unknown)}")
+    if args.schema is None and checkout_root() is None:
+        return _generate_error(_INSTALLED_COPY.format(where=generated_dir()))
     jobs = (
         [(args.schema, args.out)]
         if args.schema is not None

@@ -9,7 +9,10 @@ before); kept free of heavy imports so the fast drift check stays fast.
 from __future__ import annotations
 
 import hashlib
+import os
+import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 GENERATOR = "datamodel-code-generator"
 
@@ -37,6 +40,52 @@ _LINE1_TOOL = f" with {GENERATOR} "
 BUNDLED_COMMAND = "acp-schema generate"  # what reproduces the bundled bindings
 _LINE3_PREFIX = "# schema-sha256: "
 _LINE4_PREFIX = "# content-sha256: "
+
+
+@dataclass(frozen=True)
+class UpstreamSource:
+    """A schema published in `@agentclientprotocol/sdk`: `generate --upstream RELEASE VERSION`."""
+
+    release: str  # the npm version, "2.4.0"
+    version: str  # the protocol version, "v1" or "v2"
+    stable: bool = False  # schema.json rather than schema.unstable.json
+
+
+def reproducing_command(
+    out: Path | None = None,
+    *,
+    schema: Path | None = None,
+    upstream: UpstreamSource | None = None,
+) -> str:
+    """The command line that writes a package again, as its header names it.
+
+    The one place that decides it: `generate` puts it in the files it writes and
+    `check --full` renders with it, so the two agree byte for byte whenever they are given
+    the same arguments. Without `out`, the bundled bindings. Paths are shown as
+    `shown_path` shows them (relative to the working directory when inside it), so the
+    spelling of a path on the command line (`./s.json`, an absolute path) does not matter.
+    """
+    if out is None:
+        return BUNDLED_COMMAND
+    words = ["acp-schema", "generate"]
+    if upstream is not None:
+        words += ["--upstream", upstream.release, upstream.version]
+        words += ["--stable"] if upstream.stable else []
+    elif schema is not None:
+        words += ["--schema", shown_path(schema)]
+    else:
+        raise ValueError("a command with --out needs a schema or an upstream release")
+    return shlex.join([*words, "--out", shown_path(out)])
+
+
+def shown_path(path: Path) -> str:
+    """A path as people want to read it: relative to the working directory when inside."""
+    try:
+        if Path(path).resolve().is_relative_to(Path.cwd().resolve()):
+            return os.path.relpath(path)
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop (3.10-3.12)
+        pass
+    return str(path)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ libcst post-pass -> ruff format, written all at once or not at all."""
 from __future__ import annotations
 
 import json
-import keyword
 import os
 import re
 import subprocess
@@ -25,10 +24,14 @@ from acp_schema.cli_common import ignore_interrupts
 
 from ..class_names import class_name
 from ..loaded_schema import LoadedSchema, load_schema_file
-from ..method_roles import MethodEntry, MethodRoles, definitions
+from ..method_roles import definitions
 from ..schema_check import Problem, SchemaError, meta_schema_problems
 from ..schema_walk import DECODING_KEYWORDS
 from .fast_target import fast_module
+from .method_table import identifier as _identifier
+from .method_table import literal as _literal
+from .method_table import methods_module, mirrored_names
+from .method_table import statement as _statement
 from .out_dir import inspect_out_dir, write_out_dirs
 from .package_files import (
     BUNDLED_COMMAND,
@@ -150,102 +153,6 @@ def ruff_format(text: str, filename: str) -> str:
     return done.stdout
 
 
-def _literal(value: str) -> cst.SimpleString:
-    """A string from the schema as a Python literal: `repr` escapes quotes, backslashes,
-    newlines and NULs, so no schema text is ever read as code."""
-    return cst.SimpleString(repr(value))
-
-
-def _identifier(name: str) -> cst.Name:
-    # Class names come from the class-name rule (class_names.py); check rather than trust.
-    if not name.isidentifier() or keyword.iskeyword(name):
-        raise RuntimeError(f"{name!r} is not a Python identifier")
-    return cst.Name(name)
-
-
-def _arg(keyword_name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(
-        value,
-        keyword=cst.Name(keyword_name),
-        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-    )
-
-
-def _method_call(entry: MethodEntry, classes: Mapping[str, str]) -> cst.Call:
-    params = _identifier(classes[entry.params]) if entry.params else cst.Name("None")
-    args = [cst.Arg(_literal(entry.name)), cst.Arg(_literal(entry.side)), _arg("params", params)]
-    if entry.result is not None:
-        args.append(_arg("result", _identifier(classes[entry.result])))
-    if entry.kind == "notification":
-        args.append(_arg("notification", cst.Name("True")))
-    return cst.Call(cst.Name("Method"), args)
-
-
-def _statement(code: str) -> cst.SimpleStatementLine:
-    statement = cst.parse_statement(code)  # fixed code, no schema text
-    assert isinstance(statement, cst.SimpleStatementLine)
-    return statement.with_changes(leading_lines=[cst.EmptyLine()])
-
-
-def _methods_module(roles: MethodRoles, file_header: str, classes: Mapping[str, str]) -> str:
-    """The method table, from the schema's `x-method`/`x-side` keywords and envelopes
-    (method_roles.py). `classes` maps definition names to class names; every string from
-    the schema becomes a literal node, never source text."""
-    entries = [
-        e
-        for e in roles.entries
-        if all(name is None or name in classes for name in (e.params, e.result))
-    ]
-    used = sorted({classes[n] for e in entries for n in (e.params, e.result) if n is not None})
-    sides = sorted({e.side for e in entries})
-    side_type: cst.BaseExpression = (
-        cst.Subscript(
-            cst.Name("Literal"),
-            [cst.SubscriptElement(cst.Index(_literal(side))) for side in sides],
-        )
-        if sides
-        else cst.Name("str")
-    )
-    table = cst.Call(
-        cst.Name("MethodTable"),
-        [cst.Arg(cst.List([cst.Element(_method_call(e, classes)) for e in entries]))],
-    )
-    body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = [
-        _statement('"""JSON-RPC methods of this protocol version: name, handling side, '
-                   'params, result."""'),
-        _statement("from __future__ import annotations"),
-        _statement("from typing import Literal"),
-        _statement("from acp_schema._jsonrpc import Method, MethodTable"),
-    ]  # fmt: skip
-    if used:
-        names = [cst.ImportAlias(_identifier(name)) for name in used]
-        body.append(
-            cst.SimpleStatementLine(
-                [cst.ImportFrom(cst.Name(MODELS_MODULE), names, relative=[cst.Dot()])],
-                leading_lines=[cst.EmptyLine()],
-            )
-        )
-    body.append(
-        cst.SimpleStatementLine(
-            [cst.Assign([cst.AssignTarget(cst.Name("Side"))], side_type)],
-            leading_lines=[cst.EmptyLine()],
-        )
-    )
-    body.append(
-        cst.SimpleStatementLine(
-            [
-                cst.AnnAssign(
-                    cst.Name("METHODS"),
-                    cst.Annotation(cst.parse_expression("MethodTable[Side]")),
-                    table,
-                )
-            ]
-        )
-    )
-    body[0] = body[0].with_changes(leading_lines=[])
-    return file_header + "\n" + cst.Module(body).code
-
-
 _FACADE_RUNTIME = """\
 # Hidden from type checkers: a module `__getattr__` makes unknown names `Any` to them.
 if not TYPE_CHECKING:
@@ -356,8 +263,9 @@ def render(
         message = f"datamodel-codegen did not emit the classes {', '.join(missing)} by name"
         raise SchemaError(schema_path, [Problem("", f"cannot be generated: {message}")])
     _stage(schema_path, "method table, fast path, package facade", progress)
-    methods = ruff_format(_methods_module(roles, file_header, classes), "methods.py")
     fast = ruff_format(fast_module(models, file_header), "fast.py")
+    table = methods_module(roles, file_header, classes, mirrored_names(fast))
+    methods = ruff_format(table, "methods.py")
     facade = ruff_format(_facade_module(defined, file_header), "__init__.py")
     rendered = [
         GeneratedFile("__init__.py", seal(facade)),

@@ -67,15 +67,20 @@ class ConfigFinder:
 
 def read_toml(path: Path) -> dict[str, Any]:
     """The document of a `pyproject.toml` (or any TOML file), read through the tools' one
-    reader (a file that is a named pipe does not block); {} where Python 3.10 has no TOML
-    reader; ConfigError when it cannot be read or is not TOML."""
+    reader (a file that is a named pipe does not block); ConfigError when it cannot be read
+    or is not TOML, or on Python 3.10 without tomli (which the [migrate] extra installs
+    there): settings are never silently ignored."""
     if sys.version_info >= (3, 11):
         import tomllib
-    else:  # Python 3.10 reads the settings only with tomli installed
+    else:
         try:
             import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
         except ModuleNotFoundError:
-            return {}
+            raise ConfigError(
+                f"{path}: cannot read its settings: Python {sys.version_info[0]}."
+                f"{sys.version_info[1]} reads TOML with tomli, which is not installed "
+                "(install acp-schema's [migrate] extra, or `pip install tomli`)"
+            ) from None
     try:
         data: dict[str, Any] = tomllib.loads(decode_utf8(read_bytes(path)))
     except (OSError, InputError) as err:

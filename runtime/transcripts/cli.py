@@ -31,6 +31,8 @@ from acp_schema.cli_common import (
     usage_handler,
 )
 
+from .show_input import add_arguments, show_input
+
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
 
@@ -57,14 +59,7 @@ def register(commands: Subparsers) -> None:
         "their number. Exit 0 if every line was fine, 1 if some were bad, 2 if the log "
         "cannot be read (or reading had to stop early).",
     )
-    show.add_argument("log", type=Path, metavar="LOG.jsonl", help="the recorded log")
-    show.add_argument(
-        "--version",
-        dest="protocol_version",
-        choices=("v1", "v2"),
-        default="v2",
-        help="ACP protocol version of the log (default: v2)",
-    )
+    add_arguments(show)  # LOG.jsonl or -, --protocol
     show.add_argument("--json", action="store_true", help="print JSON Lines, one record per line")
     show.set_defaults(func=_show)
 
@@ -72,12 +67,15 @@ def register(commands: Subparsers) -> None:
 def _show(args: argparse.Namespace) -> int:
     from .store import NotSessionUpdateError, TranscriptStore, UpdateDecodeError
 
-    path: Path = args.log
+    given = show_input(args)
+    if isinstance(given, str):
+        return command_error("transcript show", given)
+    path = given.shown
     try:
-        log = open_lines(path)
+        log = open_lines(given.source)
     except OSError as error:
         return _unreadable(path, error)
-    store = TranscriptStore(args.protocol_version)
+    store = TranscriptStore(given.protocol)
     output: Output = JsonLines(sys.stdout) if args.json else Text(sys.stdout)
     progress = Progress(output, store)
     bad = skipped = 0

@@ -8,21 +8,30 @@ claims, linking, the command that prints them) can share it without importing an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
+
+from typing_extensions import NamedTuple, TypeVar  # generic NamedTuple and defaults on 3.10
 
 if TYPE_CHECKING:
     from acp_schema import v1, v2
     from acp_schema.v1 import fast as v1_fast
     from acp_schema.v2 import fast as v2_fast
 
-    # A model, or the fast Struct of the same name (the rule: `MessageEntry`).
-    ContentBlock: TypeAlias = (
-        "v1.ContentBlock | v2.ContentBlock | v1_fast.ContentBlock | v2_fast.ContentBlock"
-    )
+    # A model, or the fast Struct of the same name (the rule: `MessageEntry`), by version.
+    V1Block: TypeAlias = "v1.ContentBlock | v1_fast.ContentBlock"
+    V2Block: TypeAlias = "v2.ContentBlock | v2_fast.ContentBlock"
+    ContentBlock: TypeAlias = "V1Block | V2Block"
+
+# The content blocks a store of one version holds: `TranscriptStore("v2")` is a
+# `TranscriptStore[V2Block]`, and its entries `MessageEntry[V2Block]`. Without a parameter,
+# the blocks of either version. Covariant: entries and records are read, never written, by
+# their users (the store owns them).
+BlockT = TypeVar("BlockT", covariant=True, default="ContentBlock")
 
 __all__ = [
     "IDENTITY_FIELDS",
     "Address",
+    "BlockT",
     "ChunkRecord",
     "Conflict",
     "Direction",
@@ -47,7 +56,7 @@ class Address(NamedTuple):
         return f"{self.session_id}/{self.message_id}"
 
 
-class ChunkRecord(NamedTuple):
+class ChunkRecord(NamedTuple, Generic[BlockT]):
     """One `session_message_chunk` as received: its block and its own `_meta`.
 
     A chunk's `_meta` belongs to the chunk alone (rule M): it is kept here and never
@@ -56,7 +65,7 @@ class ChunkRecord(NamedTuple):
     Struct when the chunk's line took the fast path, else the model.
     """
 
-    content: ContentBlock
+    content: BlockT
     meta: dict[str, Any] | None
 
 
@@ -109,7 +118,7 @@ IDENTITY_FIELDS: tuple[tuple[str, str], ...] = (
 )
 
 
-class MessageEntry:
+class MessageEntry(Generic[BlockT]):
     """One session message as a transcript shows it (one view of a communication).
 
     Read it, do not change it: the store owns it and updates it in place. `content` is the
@@ -162,7 +171,7 @@ class MessageEntry:
         self.recipient_session_id: str | None = None
         self.sender_message_id: str | None = None
         self.recipient_message_id: str | None = None
-        self.content: list[ContentBlock] = []
+        self.content: list[BlockT] = []
         self.meta: dict[str, Any] | None = None
         self.released = False
         self.replaced_since_release = False
@@ -172,7 +181,7 @@ class MessageEntry:
         # kept by chunk number. (Fewer live objects: less work for the garbage collector.)
         self._chunk_count = 0
         self._chunk_start = 0
-        self._chunk_history: list[ContentBlock] | None = None
+        self._chunk_history: list[BlockT] | None = None
         self._chunk_metas: dict[int, dict[str, Any]] | None = None
         self._conflicts: list[Conflict] | None = None
         self._claims_outgoing = False  # the claims index holds (recipient, recipientMessageId)
@@ -184,14 +193,14 @@ class MessageEntry:
         # The last `linked` answer: (link, _version then, the partner, its _version then).
         # One slot, filled only once asked: most entries are never asked while a log is
         # read.
-        self._cached: tuple[Link, int, MessageEntry, int] | None = None
+        self._cached: tuple[Link, int, MessageEntry[Any], int] | None = None
 
     @property
     def address(self) -> Address:
         return Address(self.session_id, self.message_id)
 
     @property
-    def chunks(self) -> list[ChunkRecord]:
+    def chunks(self) -> list[ChunkRecord[BlockT]]:
         """Every chunk received for this entry, in order, each with its own `_meta`."""
         history = self._chunk_history
         if history is None:
@@ -230,7 +239,7 @@ class MessageEntry:
         )
 
 
-def _role(entry: MessageEntry) -> Literal["outgoing", "incoming"] | None:
+def _role(entry: MessageEntry[Any]) -> Literal["outgoing", "incoming"] | None:
     """The view an entry says it is by the one reference it carries (rule L1)."""
     outgoing = entry.recipient_message_id is not None
     if outgoing == (entry.sender_message_id is not None):

@@ -29,7 +29,7 @@ still imports from here.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, cast, overload
 
 from .applier import UpdateApplier
 from .claims import ClaimIndex
@@ -37,6 +37,7 @@ from .decoding import _codec, decode_params, skim
 from .entries import IDENTITY_FIELDS as IDENTITY_FIELDS  # public here before the split
 from .entries import (
     Address,
+    BlockT,
     ChunkRecord,
     Conflict,
     Direction,
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
     from acp_schema import v1, v2
     from acp_schema.v1 import fast as v1_fast
     from acp_schema.v2 import fast as v2_fast
+
+    from .entries import ContentBlock, V1Block, V2Block
 
     Notification: TypeAlias = (
         "v1.SessionNotification | v2.UpdateSessionNotification"
@@ -76,17 +79,27 @@ __all__ = [
 ]
 
 
-class TranscriptStore:
+class TranscriptStore(Generic[BlockT]):
     """Session-message entries of any number of transcripts, for one protocol version.
 
     Feed it notifications in the order the Agent sent them with `apply`; read entries with
     `entry` / `entries` and their link state with `link`.
+
+    Typed by its version: `TranscriptStore("v2")` is a `TranscriptStore[V2Block]`, whose
+    entries hold v2 content blocks (the model or its fast Struct, see `MessageEntry`); a
+    version only known at run time gives the blocks of either version.
     """
 
     # JSON text is decoded by the fast path first (msgspec Structs, `acp_schema._fast`), by
     # the models when it refuses. False: the models only (tests compare the two).
     _fast_path = True
 
+    @overload
+    def __init__(self: TranscriptStore[V1Block], version: Literal["v1"]) -> None: ...
+    @overload
+    def __init__(self: TranscriptStore[V2Block], version: Literal["v2"]) -> None: ...
+    @overload
+    def __init__(self: TranscriptStore[ContentBlock], version: Version) -> None: ...
     def __init__(self, version: Version) -> None:
         if version not in ("v1", "v2"):
             raise ValueError(f"version must be 'v1' or 'v2', got {version!r}")
@@ -97,7 +110,7 @@ class TranscriptStore:
         self._fast_decode = codec.fast_decode if self._fast_path else None
         # transcript -> messageId -> entry, each in first-seen order; shared with the parts
         # below, which fill it (the applier) and read it.
-        self._transcripts: dict[str, dict[str, MessageEntry]] = {}
+        self._transcripts: dict[str, dict[str, MessageEntry[Any]]] = {}
         # Every session any session/update was addressed to ("loaded" transcripts).
         self._seen: set[str] = set()
         claims = ClaimIndex(self._transcripts)
@@ -108,7 +121,7 @@ class TranscriptStore:
 
     def apply(
         self, message: Notification | dict[str, Any] | str | bytes | bytearray
-    ) -> MessageEntry | None:
+    ) -> MessageEntry[BlockT] | None:
         """Apply one notification; return the entry it touched, or None for other kinds.
 
         `message` is decoded notification params of this store's version (the model or
@@ -117,9 +130,10 @@ class TranscriptStore:
         `UpdateDecodeError` for a session/update that does not decode and
         `NotSessionUpdateError` for any other JSON-RPC message; the store is then unchanged.
         """
-        return self._applier.apply(decode_params(self._codec, self._fast_decode, message))
+        params = decode_params(self._codec, self._fast_decode, message)
+        return cast("MessageEntry[BlockT] | None", self._applier.apply(params))
 
-    def apply_skimming(self, line: str | bytes) -> MessageEntry | None:
+    def apply_skimming(self, line: str | bytes) -> MessageEntry[BlockT] | None:
         """`apply` for a reader of whole logs: a `session/update` of another kind is
         recognised by a plain JSON parse and its `sessionUpdate` tag, and not decoded.
 
@@ -135,7 +149,7 @@ class TranscriptStore:
             return None
         return self.apply(message)
 
-    def release_content(self, entry: MessageEntry) -> None:
+    def release_content(self, entry: MessageEntry[Any]) -> None:
         """Let go of the content blocks and chunk records `entry` holds now, for a reader
         that is done with them (`transcript show`, once it printed the message), so that
         memory grows with what is still to be read, not with all content ever seen. From
@@ -145,12 +159,12 @@ class TranscriptStore:
 
     # --- reading ---
 
-    def entry(self, session_id: str, message_id: str) -> MessageEntry | None:
+    def entry(self, session_id: str, message_id: str) -> MessageEntry[BlockT] | None:
         """The session-message entry `message_id` of transcript `session_id`, if reported."""
         transcript = self._transcripts.get(session_id)
         return None if transcript is None else transcript.get(message_id)
 
-    def entries(self, session_id: str) -> list[MessageEntry]:
+    def entries(self, session_id: str) -> list[MessageEntry[BlockT]]:
         """The session-message entries of one transcript, in the order they were first seen."""
         return list(self._transcripts.get(session_id, {}).values())
 
@@ -158,7 +172,7 @@ class TranscriptStore:
         """Session IDs of the transcripts holding session messages, in first-seen order."""
         return list(self._transcripts)
 
-    def __iter__(self) -> Iterator[MessageEntry]:
+    def __iter__(self) -> Iterator[MessageEntry[BlockT]]:
         for transcript in self._transcripts.values():
             yield from transcript.values()
 

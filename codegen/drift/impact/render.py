@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from acp_schema._github import Level, annotation
+
 from .judge import MIGRATE_COMMAND, Impact
 from .run import Scan
 
@@ -123,30 +125,19 @@ def _markdown(scan: Scan, old: str, new: str) -> list[str]:
     return lines
 
 
-_LEVELS = {"breaks": "error", "may break": "warning", "note": "notice"}
+_LEVELS: dict[str, Level] = {"breaks": "error", "may break": "warning", "note": "notice"}
 
 
 def _github(impact: Impact) -> str:
-    """A workflow command: `::error file=F,line=L,col=C,title=T::message` (columns count
-    from 1 there)."""
+    """A workflow command on the place (GitHub counts columns from 1)."""
     message = f"{impact.where} {impact.kind}: {impact.message}"
     if impact.codemod:
         message += f" [covered by codemod {impact.codemod}: {MIGRATE_COMMAND}]"
-    properties = ",".join(
-        f"{k}={_property(v)}"
-        for k, v in (
-            ("file", impact.path),
-            ("line", str(impact.line)),
-            ("col", str(impact.column + 1)),
-            ("title", f"acp-schema impact: {impact.degree}"),
-        )
+    return annotation(
+        _LEVELS[impact.degree],
+        message,
+        file=impact.path,
+        line=impact.line,
+        col=impact.column + 1,
+        title=f"acp-schema impact: {impact.degree}",
     )
-    return f"::{_LEVELS[impact.degree]} {properties}::{_data(message)}"
-
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
