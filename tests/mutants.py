@@ -38,6 +38,38 @@ PACKAGE = "acp_schema"
 # The folders whose modules are mutated (the generated bindings are not: they are the
 # generator's output, and its tests cover the generator).
 MUTATED = ("runtime", "codegen", "migrations")
+# The tests each folder's mutants run against (mutmut runs the union once to learn which
+# test reaches which function, then each mutant against those that reach it; a survivor
+# runs all of them, so the selection is what keeps a run tractable). Left out everywhere:
+# tests that only drive other processes (mypy, lint-imports, spawned agents, the release
+# matrix), which no mutant reaches, and, for the runtime, the end-to-end CLI sweeps, so
+# that a mutant only they kill shows as a weak spot of the runtime's own tests.
+AREA_TESTS = {
+    "runtime": [
+        "tests/test_bindings_*.py",
+        "tests/test_fast_*.py",
+        "tests/test_transcript*.py",
+        "tests/test_jsonrpc_decode.py",
+        "tests/test_acp_bridge.py",
+        "tests/test_acp_bridge_convert.py",
+    ],
+    "codegen": [
+        "tests/test_bindings_generation.py",
+        "tests/test_generation_open_schemas.py",
+        "tests/test_generate_out_dir.py",
+        "tests/test_loaded_schema.py",
+        "tests/test_prepass.py",
+        "tests/test_postpass_helpers.py",
+        "tests/test_schema_*.py",
+        "tests/test_drift_check.py",
+        "tests/test_cli_schema_check.py",
+        "tests/test_bundled_schema.py",
+        "tests/test_fast_target.py",
+        "tests/test_upstream.py",
+        "tests/test_reference_schemas.py",
+    ],
+    "migrations": ["tests/test_migrate_*.py"],
+}
 # mutmut's exit codes per verdict (mutmut.stats.status_by_exit_code, 3.8).
 _VERDICTS = {1: "killed", 3: "killed", 0: "survived", 33: "no tests", 5: "no tests", 34: "skipped"}
 _TIMEOUTS = (36, -24, 24, 152, 255)
@@ -62,6 +94,20 @@ def staged_path(source: Path, dirs: dict[str, str]) -> Path:
     name, folder = best
     rest = relative[len(folder) :].lstrip("/")
     return Path("src", *name.split("."), rest) if rest else Path("src", *name.split("."))
+
+
+def tests_for(modules: list[str] | None) -> list[str]:
+    """The test files for the folders the mutated modules come from (all without PATHS)."""
+    areas = set(AREA_TESTS)
+    if modules is not None:
+        areas = {area for area in AREA_TESTS for module in modules if _area(module) == area}
+    patterns = sorted({pattern for area in areas for pattern in AREA_TESTS[area]})
+    return sorted({p.relative_to(REPO).as_posix() for g in patterns for p in REPO.glob(g)})
+
+
+def _area(staged: str) -> str:
+    parts = Path(staged).parts  # src/acp_schema/...
+    return parts[2] if len(parts) > 3 and parts[2] in ("codegen", "migrations") else "runtime"
 
 
 def modules_of(paths: list[str], dirs: dict[str, str]) -> list[str]:
@@ -120,13 +166,15 @@ def stage(paths: list[str]) -> None:
             ignore=shutil.ignore_patterns("__pycache__"),
             dirs_exist_ok=True,
         )
-    if paths:
-        # `[tool.mutmut]` is the last table of pyproject.toml, so lines appended to the file
-        # belong to it; the parse below checks that they did.
-        text += f"only_mutate = {json.dumps(modules_of(paths, dirs))}\n"
-        parsed = tomllib.loads(text)["tool"]["mutmut"]
-        if "only_mutate" not in parsed:
-            raise SystemExit("pyproject.toml: keep [tool.mutmut] the last table")
+    # `[tool.mutmut]` is the last table of pyproject.toml, so lines appended to the file
+    # belong to it; the parse below checks that they did.
+    modules = modules_of(paths, dirs) if paths else None
+    if modules is not None:
+        text += f"only_mutate = {json.dumps(modules)}\n"
+    text += f"pytest_add_cli_args_test_selection = {json.dumps(tests_for(modules))}\n"
+    parsed = tomllib.loads(text)["tool"]["mutmut"]
+    if "pytest_add_cli_args_test_selection" not in parsed:
+        raise SystemExit("pyproject.toml: keep [tool.mutmut] the last table")
     (STAGE / "pyproject.toml").write_text(text, encoding="utf-8")
 
 
