@@ -146,6 +146,26 @@ def test_direction_unknown_when_neither_participant_is_this_transcript(
     assert entry is not None and entry.direction == "unknown"
 
 
+@pytest.mark.parametrize(
+    ("references", "direction"),
+    [
+        ({}, "unknown"),
+        ({"recipientMessageId": "i"}, "outgoing"),
+        ({"senderMessageId": "o"}, "incoming"),
+        ({"recipientMessageId": "i", "senderMessageId": "o"}, "unknown"),
+    ],
+    ids=["no-reference", "recipient-reference", "sender-reference", "both-references"],
+)
+def test_a_self_addressed_view_takes_its_direction_from_its_one_reference(
+    store: TranscriptStore, references: dict[str, str], direction: str
+) -> None:
+    # A session writing to itself: both views sit in one transcript, so only the one
+    # reference a view carries tells which it is; none, or both, tell nothing.
+    feed(store, "A", upsert("m", senderSessionId="A", recipientSessionId="A", **references))
+    entry = store.entry("A", "m")
+    assert entry is not None and entry.direction == direction
+
+
 def test_transcripts_are_separate_key_spaces(store: TranscriptStore) -> None:
     feed(store, "A", chunk("m1", "in A"))
     feed(store, "B", chunk("m1", "in B"))
