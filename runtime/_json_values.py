@@ -294,11 +294,11 @@ def _with_json_values(node: Any, handler: GetCoreSchemaHandler | None = None) ->
     return out
 
 
-def _rewrite_alias(node: dict[str, Any], handler: GetCoreSchemaHandler) -> None:
+def _rewrite_alias(node: Any, handler: GetCoreSchemaHandler) -> None:
     """Rewrite, in place and once, the definition a `definition-ref` names, unless it is a
     model (which rewrites its own schema) or another reference."""
     try:
-        target: Any = handler.resolve_ref_schema(node)  # type: ignore[arg-type]
+        target: Any = handler.resolve_ref_schema(node)
     except LookupError:  # still being defined (a recursive alias): nothing to do now
         return
     if target is node or target.get("type") in ("model", "definition-ref"):

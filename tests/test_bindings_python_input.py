@@ -296,8 +296,10 @@ JSON_VALUES = st.recursive(
     | st.integers()
     | st.floats(allow_nan=False)
     | st.text(st.characters(codec="utf-8")),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=4), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=4), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
