@@ -311,3 +311,44 @@ def test_json_values_from_python_decode_as_their_text_does(value: Any) -> None:
     text = json.dumps({"type": "text", "text": "t", "_meta": {"v": value}, "unknownKey": value})
     assert v2.TextContent.model_validate_json(text) == from_python
     assert v2.TextContent(text="t").with_meta({"v": value}).meta == from_python.meta
+
+
+# --- generated values: a builder takes a value exactly as the constructor does --------------
+
+ANY_VALUE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(st.characters(codec=None, exclude_categories=()), max_size=4)
+    | st.binary(max_size=2)
+    | st.just(MISSING),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner)
+        | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+BUILT = [(v2.SessionMessage, {"message_id": "m"}), (v1.TextContent, {"text": "t"})]
+
+
+def _construct(make: Any) -> str:
+    try:
+        made = make()
+    except ValidationError as error:
+        return f"refused: {sorted(str(e['type']) for e in error.errors())}"
+    return str(made.model_dump_json())
+
+
+@settings(max_examples=examples(80, 300), deadline=None)
+@given(st.sampled_from(BUILT), st.data())
+def test_a_builder_takes_a_value_as_the_constructor_does(
+    built: tuple[type[Any], dict[str, Any]], data: st.DataObject
+) -> None:
+    cls, required = built
+    name = data.draw(st.sampled_from(sorted(set(cls.model_fields) - {"session_update", "type"})))
+    value = data.draw(ANY_VALUE)
+    by_constructor = _construct(lambda: cls(**{**required, name: value}))
+    by_builder = _construct(lambda: getattr(cls(**required), f"with_{name}")(value))
+    assert by_builder == by_constructor
