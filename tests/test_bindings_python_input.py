@@ -182,6 +182,17 @@ def test_a_builder_leaves_its_instance_and_other_fields_alone() -> None:
     assert cleared.model_fields_set == {"type", "text", "extra"}
 
 
+def test_errors_of_python_input_are_titled_by_the_class() -> None:
+    with pytest.raises(ValidationError) as constructed:
+        v1.TextContent(text=5)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError) as refused:
+        v1.TextContent(text="\ud800")
+    with pytest.raises(ValidationError) as built:
+        v1.TextContent(text="t").with_meta({"k": math.nan})
+    titles = {e.value.title for e in (constructed, refused, built)}
+    assert titles == {"TextContent"}
+
+
 def test_a_nested_model_given_to_a_builder_is_checked_like_a_dict() -> None:
     message = v1.SessionMessageChunk(message_id="m", content=v1.TextContent(text="a"))
     replaced = message.with_content({"type": "text", "text": "b"})  # type: ignore[arg-type]
