@@ -278,6 +278,22 @@ def test_a_surrogate_under_default_on_error_refuses_the_whole_input() -> None:
     assert "a lone surrogate is not JSON (at /annotations/lastModified)" in _refusal(error)
 
 
+def test_a_surrogate_in_a_typed_string_is_located_in_the_input() -> None:
+    # Numbers, null and lists on the way: the place is the input's own path.
+    good = {"type": "text", "text": "ok", "annotations": {"priority": 1.5, "audience": None}}
+    bad = {"type": "text", "text": "a\udc00"}
+    update = {"sessionUpdate": "session_message", "messageId": "m", "content": [good, bad]}
+    with pytest.raises(ValidationError) as error:
+        v2.SessionMessage.model_validate(update)
+    assert "a lone surrogate is not JSON (at /content/1/text)" in _refusal(error)
+    with pytest.raises(ValidationError) as in_key:
+        v2.SessionMessage.model_validate({**update, "content": [good], "_meta": {"k\ud800": 1}})
+    assert "a lone surrogate is not JSON (in a key at /)" in _refusal(in_key)
+    with pytest.raises(ValidationError) as by_constructor:
+        v2.SessionMessage(message_id="m", content=[v2.TextContent(text="ok"), bad])
+    assert "a lone surrogate is not JSON (at /content/1/text)" in _refusal(by_constructor)
+
+
 @pytest.mark.parametrize("where", ["meta", "text"])
 def test_methods_decode_refuses_with_a_value_error(where: str) -> None:
     # Before: a lone surrogate in `_meta` escaped `METHODS.decode` as NotJsonError, a TypeError.

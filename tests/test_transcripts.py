@@ -611,3 +611,17 @@ def test_skimming_v1_still_refuses_unknown_update_kinds() -> None:
     with pytest.raises(UpdateDecodeError, match="does not decode"):
         TranscriptStore("v1").apply_skimming(line)
     assert TranscriptStore("v2").apply_skimming(line) is None
+
+
+def test_link_texts_say_the_state_and_why() -> None:
+    from acp_schema.transcripts import Address, Link
+
+    there = Address("B", "i1")
+    assert str(Link("linked", there)) == "linked with B/i1"
+    assert str(Link("linked", there, "a note")) == "linked with B/i1 (despite a note)"
+    assert str(Link("pending", there, "not loaded")) == "pending: B/i1 (not loaded)"
+    assert str(Link("conflict", None, "both")) == "unlinked, conflict: both"
+    assert str(Link("none")) == "no reference yet"
+    assert str(Link("none", None, "senderSessionId missing")) == (
+        "no reference yet (senderSessionId missing)"
+    )
