@@ -118,6 +118,16 @@ def test_a_shared_part_too_deep_in_one_of_its_places_is_refused() -> None:
         v2.TextContent(text="t", unknownKey=[part, [part]])
 
 
+def test_a_shared_part_at_the_depth_limit_is_accepted_by_the_exact_walk() -> None:
+    # More containers than the fast walk's budget: the exact walk decides, and counts the
+    # levels of a part it walked already, without walking it again.
+    part = _nested(MAX_DEPTH - 1)
+    value = [part] * 11
+    assert v2.TextContent(text="t", unknownKey=value).model_extra == {"unknownKey": value}
+    with pytest.raises(ValidationError, match=f"nested more than {MAX_DEPTH} levels"):
+        v2.TextContent(text="t", unknownKey=[[part], *value])
+
+
 def test_a_large_flat_value_is_accepted() -> None:
     # Past the fast walk's budget of containers, the exact walk decides: JSON, accepted.
     many = [{"k": [i]} for i in range(30_000)]
