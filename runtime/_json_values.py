@@ -64,7 +64,8 @@ def _python_input(title: str, data: Any, validate: Callable[[], _Validated]) -> 
 
 def _placed(problem: str, data: Any) -> str:
     """A typed string's refusal says where it is in the input; others say already."""
-    return f"{problem} ({_surrogate_at(data)})" if problem == _IN_A_STRING else problem
+    where = _surrogate_at(data) if problem == _IN_A_STRING else None
+    return problem if where is None else f"{problem} ({where})"
 
 
 # Python types a free-form value parsed from JSON text can have. Infinity is allowed: the
@@ -223,7 +224,7 @@ def _json_str(value: str) -> str:
 _IN_A_STRING = "a lone surrogate is not JSON"
 
 
-def _surrogate_at(data: Any) -> str:
+def _surrogate_at(data: Any) -> str | None:
     """Where in `data` (dicts and lists; a model instance given to the constructor was
     validated already) a string or key holds a lone surrogate."""
     stack: list[tuple[Any, Any]] = [(data, None)]
@@ -240,7 +241,7 @@ def _surrogate_at(data: Any) -> str:
                 if isinstance(key, str) and _SURROGATE.search(key):
                     return f"in a key at {_at(where)}"
                 stack.append((child, (where, key)))
-    return "in a string"
+    return None
 
 
 def _checked_str(node: dict[str, Any]) -> Any:

@@ -184,7 +184,6 @@ class AcpModel(BaseModel):
         """What the generated builders (`with_<field>(value)`) return: a copy with the field
         `name` set to `value`, validated as the constructor validates it (a `model_copy`
         update would store any value as it is, and encode it as it is)."""
-        __tracebackhide__ = True
         copy = self.model_copy()
         validator = self.__pydantic_validator__
         _python_input(

@@ -389,3 +389,51 @@ def test_a_builder_takes_a_value_as_the_constructor_does(
     by_constructor = _construct(lambda: cls(**{**required, name: value}))
     by_builder = _construct(lambda: getattr(cls(**required), f"with_{name}")(value))
     assert by_builder == by_constructor
+
+
+# --- what a refusal says: the problem and its place ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("meta", "says"),
+    [
+        ({1: "x"}, "a key of type int is not JSON (at /)"),
+        ({"ok": {"k\ud800": 1}}, "a lone surrogate is not JSON (in a key at /ok)"),
+        ({"x": ["ok", "\ud800"]}, "a lone surrogate is not JSON (at /x/1)"),
+        ({"x": [1, b"raw"]}, "a value of type bytes is not JSON (at /x/1)"),
+        ({"a": 1.5, "b": {1, 2}}, "a value of type set is not JSON (at /b)"),
+        ({"a": {"a": {"a": {"a": {"a": {"a": {"a": [math.nan]}}}}}}}, "(at /a/a/a/a/a/a/a/0)"),
+        ({"a": [[[[[[[[math.nan]]]]]]]]}, "(at /a/0/0/0/.../0/0/0/0, 9 steps)"),
+    ],
+    ids=["int-key", "key", "string", "bytes", "after-a-float", "8-steps", "9-steps"],
+)
+def test_a_refusal_names_the_problem_and_its_place(meta: Any, says: str) -> None:
+    with pytest.raises(ValidationError) as error:
+        v1.TextContent(text="t", meta=meta)
+    assert _refusal(error).endswith(says)
+
+
+def test_the_exact_walk_goes_on_past_a_shared_part() -> None:
+    shared = {"k": 1}
+    with pytest.raises(ValidationError, match=r"NaN is not JSON \(at /c\)"):
+        v1.TextContent(text="t", meta={"a": shared, "b": shared, "c": math.nan})
+
+
+def test_placing_a_surrogate_in_an_input_that_contains_itself_ends() -> None:
+    cycle: dict[str, Any] = {}
+    cycle["again"] = cycle
+    # The string's refusal comes first (`text` is validated before `_meta`); finding where
+    # it is walks the cyclic `_meta` first, and must end.
+    with pytest.raises(ValidationError) as error:
+        v1.TextContent(meta=cycle, text="\ud800")
+    assert _refusal(error).endswith("a lone surrogate is not JSON (at /text)")
+
+
+def test_a_type_adapter_sees_the_not_json_error_with_its_reason() -> None:
+    from pydantic import TypeAdapter
+
+    from acp_schema._runtime import NotJsonError
+
+    adapter: TypeAdapter[Any] = TypeAdapter(v1.ContentBlock)
+    with pytest.raises(NotJsonError, match=r"^NaN is not JSON \(at /k\)$"):
+        adapter.validate_python({"type": "text", "text": "t", "_meta": {"k": math.nan}})

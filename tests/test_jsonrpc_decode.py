@@ -76,3 +76,10 @@ def test_a_request_only_method_with_a_null_id_is_not_looked_up_as_a_notification
     assert (decoded.kind, decoded.id) == ("request", None)
     with pytest.raises(LookupError, match="unknown method"):
         table.decode_models({key: value for key, value in message.items() if key != "id"})
+
+
+@pytest.mark.parametrize("version", TABLES)
+def test_the_table_knows_its_method_names(version: str) -> None:
+    table = TABLES[version]
+    assert "session/prompt" in table and "session/update" in table
+    assert "session/nope" not in table and 5 not in table

@@ -625,3 +625,12 @@ def test_link_texts_say_the_state_and_why() -> None:
     assert str(Link("none", None, "senderSessionId missing")) == (
         "no reference yet (senderSessionId missing)"
     )
+
+
+def test_an_entry_shows_what_it_knows() -> None:
+    store = TranscriptStore("v1")
+    feed(store, "A", upsert("o1", senderSessionId="A", recipientMessageId="i1"), chunk("o1", "x"))
+    entry = store.entry("A", "o1")
+    assert repr(entry) == (
+        "MessageEntry('A', 'o1', sender_session_id='A', recipient_message_id='i1', 1 block(s))"
+    )
