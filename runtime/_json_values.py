@@ -77,29 +77,68 @@ _BASES = (str, dict, list, float, int)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Levels of objects and arrays a free-form value may hold. JSON text cannot go deeper
 # (`loads_wire` stops at the interpreter's recursion limit, 1,000 by default), and a value
-# that contains itself would be infinitely deep: the walk stops there, in bounded time.
+# that contains itself would be infinitely deep: the walks stop there, in bounded time.
 MAX_DEPTH = 1000
-# Objects and arrays the fast walk visits before the exact walk takes over. A part shared
-# by several places is walked once per place by the fast walk (`a = [a0, a0]` forty times
-# over is 2**40 places), and once in all by the exact walk.
-_FAST_CONTAINERS = 10_000
-_UP = object()  # on the fast walk's stack: the walk leaves a level
+# Objects and arrays the depth-counting walk visits before the exact walk takes over. A
+# part shared by several places is walked once per place by the fast walks (`a = [a0, a0]`
+# forty times over is 2**40 places), and once in all by the exact walk.
+_DEEP_CONTAINERS = 100_000
+_UP = object()  # on the depth-counting walk's stack: the walk leaves a level
 
 
 def _json_value(value: Any) -> Any:
     """`value` itself if it is made of JSON values only (objects with string keys, arrays,
     strings without lone surrogates, numbers but NaN, booleans, null), at most `MAX_DEPTH`
     levels deep and containing no part of itself; else NotJsonError saying what and where.
-    Walked with a stack (depth costs no recursion); anything the fast walk does not accept
-    at once (a refusal, a deep or large value) is decided by the exact walk (`_problem`)."""
+
+    The common path is one walk with a stack (depth costs no recursion) that counts
+    containers only: a value of at most `MAX_DEPTH` of them cannot nest deeper, nor be
+    walked forever. A larger one takes the walk that counts levels (`_deep_value`), and
+    anything refused takes the exact walk (`_problem`), which says what and where."""
     stack = [value]
     pop, push = stack.pop, stack.append
-    depth = 0
-    budget = _FAST_CONTAINERS
+    budget = MAX_DEPTH
     while stack:
         item = pop()
         kind = item.__class__
         if kind not in _EXACT:  # a subclass (an OrderedDict, a str enum) counts as its base
+            kind = next((base for base in _BASES if isinstance(item, base)), kind)
+        if kind is str:
+            if not item.isascii() and _SURROGATE.search(item):
+                break
+        elif kind is dict:
+            budget -= 1
+            if budget < 0:
+                return _deep_value(value)
+            for key, child in item.items():
+                if key.__class__ is not str or (not key.isascii() and _SURROGATE.search(key)):
+                    _not_json(_problem(value) or "a key that is not JSON")
+                push(child)
+        elif kind is list:
+            budget -= 1
+            if budget < 0:
+                return _deep_value(value)
+            stack.extend(item)
+        elif kind is int or kind is bool or item is None:
+            continue
+        elif kind is not float or item != item:  # NaN is not equal to itself
+            break
+    else:
+        return value
+    _not_json(_problem(value) or "a value that is not JSON")
+
+
+def _deep_value(value: Any) -> Any:
+    """`_json_value` of a value of more than `MAX_DEPTH` containers: the same walk, also
+    counting levels (a marker on the stack per container), up to `_DEEP_CONTAINERS`."""
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    depth = 0
+    budget = _DEEP_CONTAINERS
+    while stack:
+        item = pop()
+        kind = item.__class__
+        if kind not in _EXACT:
             if item is _UP:
                 depth -= 1
                 continue
@@ -110,7 +149,7 @@ def _json_value(value: Any) -> Any:
         elif kind is dict or kind is list:
             depth += 1
             budget -= 1
-            if depth > MAX_DEPTH or not budget:
+            if depth > MAX_DEPTH or budget < 0:
                 break
             push(_UP)
             if kind is list:
@@ -122,12 +161,12 @@ def _json_value(value: Any) -> Any:
                 push(child)
         elif kind is int or kind is bool or item is None:
             continue
-        elif kind is not float or item != item:  # NaN is not equal to itself
+        elif kind is not float or item != item:
             break
     else:
         return value
     problem = _problem(value)
-    if problem is None:  # large, or parts of it shared: JSON all the same
+    if problem is None:  # more than `_DEEP_CONTAINERS`, or parts of it shared: JSON
         return value
     _not_json(problem)
 

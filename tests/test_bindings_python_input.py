@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from acp_schema import MISSING, v1, v2
-from acp_schema._json_values import MAX_DEPTH
+from acp_schema._json_values import _DEEP_CONTAINERS, MAX_DEPTH
 from acp_schema.v1.methods import METHODS as V1_METHODS
 
 from .budget import examples
@@ -119,17 +119,17 @@ def test_a_shared_part_too_deep_in_one_of_its_places_is_refused() -> None:
 
 
 def test_a_shared_part_at_the_depth_limit_is_accepted_by_the_exact_walk() -> None:
-    # More containers than the fast walk's budget: the exact walk decides, and counts the
-    # levels of a part it walked already, without walking it again.
+    # More containers than the fast walks take (`_DEEP_CONTAINERS`): the exact walk decides,
+    # and counts the levels of a part it walked already, without walking it again.
     part = _nested(MAX_DEPTH - 1)
-    value = [part] * 11
+    value = [part] * (_DEEP_CONTAINERS // (MAX_DEPTH - 1) + 1)
     assert v2.TextContent(text="t", unknownKey=value).model_extra == {"unknownKey": value}
     with pytest.raises(ValidationError, match=f"nested more than {MAX_DEPTH} levels"):
         v2.TextContent(text="t", unknownKey=[[part], *value])
 
 
 def test_a_large_flat_value_is_accepted() -> None:
-    # Past the fast walk's budget of containers, the exact walk decides: JSON, accepted.
+    # Past the first walk's budget of containers, the walk that counts levels decides.
     many = [{"k": [i]} for i in range(30_000)]
     assert v2.TextContent(text="t", meta={"many": many}).meta == {"many": many}
     many[-1]["k"].append(math.nan)
