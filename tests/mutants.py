@@ -1,7 +1,8 @@
 """Mutation testing of runtime/, codegen/ and migrations/ with mutmut: `nox -s mutants`.
 
     python -m tests.mutants [PATHS...]    stage, run mutmut, print the score per module
-    python -m tests.mutants --summary     the score of the last run again
+    python -m tests.mutants --summary     the score of the last (or a running) run
+    python -m tests.mutants --recheck [NAMES...]   survivors against every test (below)
 
 mutmut names each mutant after the module path of its file (`acp_schema._jsonrpc`), and the
 tests import the package by that name, but the checkout maps `acp_schema` onto several
@@ -199,9 +200,12 @@ def summary() -> dict[str, object]:
     rows = []
     for source, counts in per_module.items():
         total = sum(counts.values())
-        # Killed (and timed out: a mutant that loops forever is caught) over all mutants.
+        checked = total - counts["not checked"]
+        # Killed (and timed out: a mutant that loops forever is caught) over the mutants
+        # checked (an interrupted run leaves the rest "not checked").
         caught = counts["killed"] + counts["timeout"]
-        rows.append({"module": source, **counts, "total": total, "score": caught / total})
+        score = caught / checked if checked else 0.0
+        rows.append({"module": source, **counts, "total": total, "score": score})
     result = {"modules": rows, "survivors": survivors}
     (STAGE / "summary.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     return result
@@ -210,22 +214,57 @@ def summary() -> dict[str, object]:
 def print_summary(result: dict[str, object]) -> None:
     rows = result["modules"]
     assert isinstance(rows, list)
-    print(f"{'module':<52} {'killed':>6} {'surv.':>5} {'no t.':>5} {'t/o':>4} {'score':>6}")
+    columns = ("killed", "survived", "no tests", "timeout", "not checked")
+    head = ("killed", "surv.", "no t.", "t/o", "n/c")
+    print(f"{'module':<40} " + " ".join(f"{h:>{len(h) + 1}}" for h in head) + "  score")
     for row in rows:
-        print(
-            f"{row['module']:<52} {row.get('killed', 0):>6} {row.get('survived', 0):>5} "
-            f"{row.get('no tests', 0):>5} {row.get('timeout', 0):>4} {row['score']:>6.1%}"
+        counts = " ".join(
+            f"{row.get(c, 0):>{len(h) + 1}}" for c, h in zip(columns, head, strict=True)
         )
-    total = sum(row["total"] for row in rows)
+        print(f"{row['module']:<40} {counts} {row['score']:>6.1%}")
     caught = sum(row.get("killed", 0) + row.get("timeout", 0) for row in rows)
-    if total:
-        print(f"{'all':<52} {caught:>6} {'':>5} {'':>5} {'':>4} {caught / total:>6.1%}")
+    checked = sum(row["total"] - row.get("not checked", 0) for row in rows)
+    if checked:
+        print(f"all: {caught} of {checked} checked mutants caught, {caught / checked:.1%}")
     print(f"survivors and untested mutants: {len(result['survivors'])} (.mutants/summary.json)")
+
+
+def recheck(names: list[str]) -> dict[str, str]:
+    """Each mutant against its folder's whole test selection, in a fresh interpreter.
+
+    mutmut maps a function to the tests that called it while it ran them all in one
+    process; a function that runs once per process (building a validator, filling a cache)
+    is mapped to the first test that triggered it only, and a survivor there may be killed
+    by tests mutmut never ran against it. This asks every test, stopping at the first
+    failure: "killed" then, "survived" when all pass."""
+    root = STAGE / "mutants"
+    verdicts: dict[str, str] = {}
+    for name in names:
+        parts = name.split(".")
+        area = parts[1] if parts[1] in ("codegen", "migrations") else "runtime"
+        env = {**os.environ, "PYTHONPATH": str(root / "src"), "MUTANT_UNDER_TEST": name}
+        command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+        folder = "" if area == "runtime" else f"{area}/"
+        command += ["-m", "not matrix", *tests_for([f"src/acp_schema/{folder}module.py"])]
+        done = subprocess.run(command, cwd=root, env=env, capture_output=True, check=False)
+        verdict = {0: "survived", 1: "killed"}.get(done.returncode, f"exit {done.returncode}")
+        verdicts[name] = verdict
+        print(f"{verdict:<9} {name}", flush=True)
+    (STAGE / "recheck.json").write_text(json.dumps(verdicts, indent=1) + "\n", encoding="utf-8")
+    return verdicts
 
 
 def main(argv: list[str]) -> int:
     if argv == ["--summary"]:
         print_summary(summary())
+        return 0
+    if argv[:1] == ["--recheck"]:
+        listed = summary()["survivors"]
+        assert isinstance(listed, list)
+        names = argv[1:] or [str(entry).split(" ")[0] for entry in listed]
+        verdicts = recheck(names)
+        left = sum(verdict == "survived" for verdict in verdicts.values())
+        print(f"rechecked {len(verdicts)}: {left} still survive (.mutants/recheck.json)")
         return 0
     stage(argv)
     # `mutmut run` exits 0 with survivors too: the score is the result, not the exit code.
