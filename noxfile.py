@@ -1,7 +1,7 @@
 """Developer sessions: `nox -s generate`, `nox -s tests`, `nox -s tests_long`, `nox -s matrix`,
-`nox -s acp`, `nox -s lint`, `nox -s typecheck`, `nox -s bench`, and `nox -t pythons` (a
-session per supported Python: `pythons-3.10` ... `pythons-3.13`). Every session installs the
-project from its own files."""
+`nox -s acp`, `nox -s lint`, `nox -s typecheck`, `nox -s bench`, `nox -s mutants`, and `nox -t
+pythons` (a session per supported Python: `pythons-3.10` ... `pythons-3.13`). Every session
+installs the project from its own files."""
 
 from __future__ import annotations
 
@@ -171,3 +171,14 @@ def bench(session: nox.Session) -> None:
     """Benchmarks: ratios against baselines measured side by side in one run."""
     session.install("-e", ".[dev]")
     session.run("python", "-m", "tests.bench", *session.posargs)
+
+
+@nox.session
+def mutants(session: nox.Session) -> None:
+    """Mutation testing with mutmut (`[tool.mutmut]` in pyproject.toml) over runtime/,
+    codegen/ and migrations/, or over the files and folders given:
+    `nox -s mutants -- runtime/_jsonrpc.py runtime/transcripts`. Slow (minutes per module
+    on 2 cores), so not part of `tests`; prints the score per module
+    (docs/mutation-testing.md says how to read it)."""
+    session.install("-e", ".[dev]", "mutmut==3.8.1")
+    session.run("python", "-m", "tests.mutants", *session.posargs)

@@ -19,10 +19,10 @@ from functools import cached_property
 from typing import Any, Generic, Literal, TypeVar
 
 import msgspec
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
-from ._errors import readable
 from ._fast import REFUSALS, FastStruct
+from ._json_values import _python_input
 from ._runtime import AcpModel, loads_wire
 
 # The side that handles a method: any string the schema's `x-side` uses. Each generated
@@ -215,25 +215,21 @@ class MethodTable(Generic[SideT]):
             name = data["method"]
             if not isinstance(name, str):
                 raise ValueError("a JSON-RPC `method` must be a string")
-            is_notification = "id" not in data
+            is_notification = "id" not in data  # `"id": null` is a request all the same
             entry = self.get(name, side=side, notification=is_notification)
-            try:
-                params = entry.params_adapter.validate_python(data.get("params"))
-            except ValidationError as error:
-                raise readable(error) from None
+            params = _validated(entry.params_adapter, entry.params, data.get("params"))
             kind: Kind = "notification" if is_notification else "request"
             return Decoded(kind, name, ident, params=params)
         if "error" in data:
+            if "result" in data:  # JSON-RPC 2.0: a response carries one or the other
+                raise ValueError("a JSON-RPC response carries `result` or `error`, not both")
             return Decoded("error", method, ident, error=data["error"])
         if "result" not in data:
             raise ValueError("a JSON-RPC message needs `method`, `result` or `error`")
         if method is None:
             raise ValueError("a response names no method: pass method= of the request it answers")
         entry = self.get(method, side=side, notification=False)
-        try:
-            result = entry.result_adapter.validate_python(data["result"])
-        except ValidationError as error:
-            raise readable(error) from None
+        result = _validated(entry.result_adapter, entry.result, data["result"])
         return Decoded("response", method, ident, result=result)
 
     def _fast_decode(
@@ -303,6 +299,15 @@ class MethodTable(Generic[SideT]):
 
 def _article(kind: Kind) -> str:
     return f"an {kind}" if kind == "error" else f"a {kind}"
+
+
+def _validated(adapter: TypeAdapter[Any], kind: Any, value: Any) -> Any:
+    """`value` validated as the models validate Python data (`AcpModel.model_validate`): a
+    value JSON cannot hold (a lone surrogate, NaN, a cycle) is a `json_invalid`
+    ValidationError of the whole value, never the `NotJsonError` (a TypeError) that a bare
+    TypeAdapter lets out; other errors are made readable."""
+    title = getattr(kind, "__name__", "params")
+    return _python_input(title, value, lambda: adapter.validate_python(value))
 
 
 @dataclass(frozen=True)

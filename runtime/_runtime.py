@@ -87,7 +87,7 @@ class AcpModel(BaseModel):
         # text, a `NaN` token is refused while validating (no pre-scan of the text).
         schema: Any = handler(source)
         if schema.get("type") == "model":  # its fields; nested models did their own
-            schema = {**schema, "schema": _with_json_values(schema["schema"])}
+            schema = {**schema, "schema": _with_json_values(schema["schema"], handler)}
         return cast("core_schema.CoreSchema", _with_nan_refused(schema, handler, top=True))
 
     def __init__(self, /, **data: Any) -> None:
@@ -179,6 +179,19 @@ class AcpModel(BaseModel):
             if options:
                 return super().model_dump_json(**options)
             return self.__pydantic_serializer__.to_json(self).decode()
+
+    def _with(self, name: str, value: Any) -> Self:
+        """What the generated builders (`with_<field>(value)`) return: a copy with the field
+        `name` set to `value`, validated as the constructor validates it (a `model_copy`
+        update would store any value as it is, and encode it as it is)."""
+        copy = self.model_copy()
+        validator = self.__pydantic_validator__
+        _python_input(
+            type(self).__name__,
+            {name: value},
+            lambda: validator.validate_assignment(copy, name, value),
+        )
+        return copy
 
     def _drop_ignored_keys(self) -> None:
         extra = self.__pydantic_extra__

@@ -93,6 +93,14 @@ def test_old_chunk_keyword_fails_loudly(version: Version) -> None:
         mod.SessionMessageChunk(
             message_id="m", content=mod.TextContent(text="x"), sender_session_id="a"
         )
+    with pytest.raises(TypeError) as both:
+        mod.SessionMessageChunk(
+            message_id="m", recipient_session_id="b", sender_session_id="a", content=TEXT
+        )
+    assert str(both.value) == (
+        "SessionMessageChunk no longer has recipient_session_id, sender_session_id: the "
+        "revision moved it to the message upsert (see `acp-schema migrate`)"
+    )
 
 
 def test_late_participants_arrive_by_metadata_only_upsert(version: Version) -> None:

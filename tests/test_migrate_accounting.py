@@ -79,3 +79,28 @@ def test_every_occurrence_of_a_fixture_tree_is_accounted_for(tree: Tree, tmp_pat
         text = tree.files[path]
         line = text[: text.index(snippet)].count("\n") + 1
         assert by_line.get((path, line)) == verdict, (path, snippet, by_line.get((path, line)))
+
+
+def test_an_occurrence_takes_the_verdict_of_the_innermost_span(tmp_path: Path) -> None:
+    # The keyword is moved (its call is edited: changed), and the loop around it gets a
+    # note (reported): the innermost span that holds the occurrence decides, not the loop.
+    source = (
+        "from acp_schema.v1 import SessionMessageChunk, TextContent\n"
+        "\n"
+        "def f(conn, ids):\n"
+        "    for i in ids:\n"
+        "        conn.send(\n"
+        "            SessionMessageChunk(\n"
+        '                message_id=i, content=TextContent(text="t"), sender_session_id="a"\n'
+        "            )\n"
+        "        )\n"
+    )
+    (result,) = _run(tmp_path, {"loop.py": source}, verbatim=True)
+    assert_accounted([result])
+    assert [(a.occurrence.line, a.verdict) for a in result.accounts] == [(7, "changed")]
+    # The note about the loop is reported on the statement around the call.
+    assert [f.message for f in result.findings if f.kind == "warning"] == [
+        "`i` changes inside the loop; sent the upsert before each chunk"
+    ]
+    assert result.new is not None
+    assert b'message_id=i, content=TextContent(text="t"))' in result.new  # keyword moved

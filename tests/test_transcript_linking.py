@@ -594,3 +594,47 @@ def test_the_issue_case_in_every_arrival_order() -> None:
         assert link(store, "C", "x") == Link(
             "conflict", None, "this view names B/i1, but B/i1 names A/o1"
         )
+
+
+def test_rivals_are_worked_out_again_when_one_learns_it_cannot_fit(
+    store: TranscriptStore,
+) -> None:
+    store.apply(note("B", upsert("i1", recipientSessionId="B")))
+    store.apply(outgoing(recipientMessageId="i1"))
+    store.apply(note("C", upsert("x", recipientSessionId="B", recipientMessageId="i1")))
+    contest = "A/o1, C/x all name this view, which names none of them (yet)"
+    assert link(store, "B", "i1") == Link("conflict", None, contest)
+    # C/x learns its sender, which is not transcript C: its reference fits no more.
+    store.apply(note("C", upsert("x", senderSessionId="Z")))
+    assert linked(store, ("A", "o1"), ("B", "i1"))
+
+
+@pytest.mark.parametrize(("rivals", "more"), [(5, ""), (6, " and 1 more view(s)")])
+def test_a_contest_names_five_views_and_counts_the_rest(
+    store: TranscriptStore, rivals: int, more: str
+) -> None:
+    store.apply(note("B", upsert("i1", recipientSessionId="B")))
+    for n in range(rivals):
+        sender = f"C{n}"
+        fields = {"senderSessionId": sender, "recipientSessionId": "B"}
+        store.apply(note(sender, upsert("x", recipientMessageId="i1", **fields)))
+    shown = ", ".join(f"C{n}/x" for n in range(5))
+    assert link(store, "B", "i1") == Link(
+        "conflict", None, f"{shown}{more} all name this view, which names none of them (yet)"
+    )
+
+
+def test_the_claims_index_lists_the_claimants_of_an_address() -> None:
+    from acp_schema.transcripts.claims import ClaimIndex
+    from acp_schema.transcripts.entries import MessageEntry
+
+    index = ClaimIndex({})
+    first, second = MessageEntry("A", "o1"), MessageEntry("C", "x")
+    for entry in (first, second):
+        entry.recipient_session_id, entry.recipient_message_id = "B", "i1"
+    assert index.claimants(("B", "i1")) == []
+    index.index(first)
+    assert index.claimants(("B", "i1")) == [first]
+    index.index(second)
+    assert index.claimants(("B", "i1")) == [first, second]
+    assert index.claimants(("B", "i2")) == []

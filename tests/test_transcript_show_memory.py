@@ -140,7 +140,8 @@ def test_a_released_entry_holds_what_came_after() -> None:
     assert (entry.content, entry.chunks, entry.released) == ([], [], True)
     store.apply(note("A", chunk("o1", "two")))
     assert [block.text for block in entry.content] == ["two"]  # type: ignore[union-attr]
-    assert not entry.replaced_since_release
+    assert [record.content.text for record in entry.chunks] == ["two"]  # type: ignore[union-attr]
+    assert entry.replaced_since_release is False
     store.apply(note("A", upsert("o1", content=[{"type": "text", "text": "whole"}])))
     assert entry.replaced_since_release and len(entry.chunks) == 1
     assert [block.text for block in entry.content] == ["whole"]  # type: ignore[union-attr]

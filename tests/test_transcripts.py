@@ -146,6 +146,26 @@ def test_direction_unknown_when_neither_participant_is_this_transcript(
     assert entry is not None and entry.direction == "unknown"
 
 
+@pytest.mark.parametrize(
+    ("references", "direction"),
+    [
+        ({}, "unknown"),
+        ({"recipientMessageId": "i"}, "outgoing"),
+        ({"senderMessageId": "o"}, "incoming"),
+        ({"recipientMessageId": "i", "senderMessageId": "o"}, "unknown"),
+    ],
+    ids=["no-reference", "recipient-reference", "sender-reference", "both-references"],
+)
+def test_a_self_addressed_view_takes_its_direction_from_its_one_reference(
+    store: TranscriptStore, references: dict[str, str], direction: str
+) -> None:
+    # A session writing to itself: both views sit in one transcript, so only the one
+    # reference a view carries tells which it is; none, or both, tell nothing.
+    feed(store, "A", upsert("m", senderSessionId="A", recipientSessionId="A", **references))
+    entry = store.entry("A", "m")
+    assert entry is not None and entry.direction == direction
+
+
 def test_transcripts_are_separate_key_spaces(store: TranscriptStore) -> None:
     feed(store, "A", chunk("m1", "in A"))
     feed(store, "B", chunk("m1", "in B"))
@@ -614,3 +634,26 @@ def test_skimming_v1_still_refuses_unknown_update_kinds() -> None:
     with pytest.raises(UpdateDecodeError, match="does not decode"):
         TranscriptStore("v1").apply_skimming(line)
     assert TranscriptStore("v2").apply_skimming(line) is None
+
+
+def test_link_texts_say_the_state_and_why() -> None:
+    from acp_schema.transcripts import Address, Link
+
+    there = Address("B", "i1")
+    assert str(Link("linked", there)) == "linked with B/i1"
+    assert str(Link("linked", there, "a note")) == "linked with B/i1 (despite a note)"
+    assert str(Link("pending", there, "not loaded")) == "pending: B/i1 (not loaded)"
+    assert str(Link("conflict", None, "both")) == "unlinked, conflict: both"
+    assert str(Link("none")) == "no reference yet"
+    assert str(Link("none", None, "senderSessionId missing")) == (
+        "no reference yet (senderSessionId missing)"
+    )
+
+
+def test_an_entry_shows_what_it_knows() -> None:
+    store = TranscriptStore("v1")
+    feed(store, "A", upsert("o1", senderSessionId="A", recipientMessageId="i1"), chunk("o1", "x"))
+    entry = store.entry("A", "o1")
+    assert repr(entry) == (
+        "MessageEntry('A', 'o1', sender_session_id='A', recipient_message_id='i1', 1 block(s))"
+    )

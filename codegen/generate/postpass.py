@@ -245,7 +245,7 @@ def _is_literal(annotation: cst.BaseExpression) -> bool:
 _BUILDER = cst.parse_statement(
     "def with_FIELD(self, value: VALUE) -> Self:\n"
     '    """Return a copy with `WIRE` set to `value`."""\n'
-    '    return self.model_copy(update={"FIELD": value})\n'
+    '    return self._with("FIELD", value)\n'
 )
 
 
@@ -262,21 +262,15 @@ def _builder(field_name: str, wire_name: str, annotation: cst.BaseExpression) ->
     doc = doc_line.body[0]
     give = return_line.body[0]
     assert isinstance(doc, cst.Expr) and isinstance(give, cst.Return)
-    assert isinstance(give.value, cst.Call) and isinstance(give.value.args[0].value, cst.Dict)
-    update = give.value.args[0].value
-    entry = update.elements[0]
-    assert isinstance(entry, cst.DictElement)
+    assert isinstance(give.value, cst.Call)
+    name_arg = give.value.args[0]
     # `wire_name` is schema text: it only ever appears inside a literal made by `repr`.
     text = f"Return a copy with `{wire_name}` set to `value`."
     quoted = _quoted(text)
     docstring = f'"""{text}"""' if quoted == f'"{text}"' else quoted  # plain text: as before
     doc = doc.with_changes(value=cst.SimpleString(docstring))
-    update = update.with_changes(
-        elements=[entry.with_changes(key=cst.SimpleString(_quoted(field_name)))]
-    )
-    give = give.with_changes(
-        value=give.value.with_changes(args=[give.value.args[0].with_changes(value=update)])
-    )
+    name_arg = name_arg.with_changes(value=cst.SimpleString(_quoted(field_name)))
+    give = give.with_changes(value=give.value.with_changes(args=[name_arg, *give.value.args[1:]]))
     return template.with_changes(
         name=cst.Name(f"with_{field_name}"),
         params=template.params.with_changes(params=[this, value]),
