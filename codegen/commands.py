@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, usage_handler
+from acp_schema.cli_output import shown
 
 from .bundled import VERSIONS, bundled_schema
 
@@ -61,7 +62,7 @@ def _schema_check(args: argparse.Namespace) -> int:
             unusable += 1
             continue
         for problem in found:
-            print(f"{path}: {problem}")
+            print(f"{shown(path)}: {problem}")
         errors = [p for p in found if not p.warning]
         problems += len(errors)
         warnings += len(found) - len(errors)

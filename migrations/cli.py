@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint
+from acp_schema.cli_output import shown, write_raw
 from acp_schema.migrations.chunk_identity.rule_ids import (
     FAMILIES,
     RULES,
@@ -211,7 +212,7 @@ def migrate_command(args: argparse.Namespace) -> int:
         why = found.why.get(missing) or (
             "not a regular file or directory" if missing.exists() else "no such file or directory"
         )
-        print(f"{missing}: {why}", file=sys.stderr)
+        print(f"{shown(missing)}: {why}", file=sys.stderr)
 
     started = time.perf_counter()
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
@@ -248,10 +249,10 @@ def migrate_command(args: argparse.Namespace) -> int:
     show_changes = not (args.quiet or args.diff)
     for result in results:
         if result.error:
-            print(f"{result.path}: error: {result.error}", file=out)
+            print(f"{shown(result.path)}: error: {shown(result.error)}", file=out)
         for finding in result.findings:
             if finding.kind == "warning" or (finding.kind == "change" and show_changes):
-                print(finding.format(str(result.path)), file=out)
+                print(finding.format(shown(result.path)), file=out)
 
     summary = _summary(results, len(found.missing))
     used = _bindings_used(options.values(), outcome.old_bindings)
@@ -334,13 +335,37 @@ def _diff(result: FileResult) -> bytes:
         difflib.unified_diff,
         _lines(result.original),
         _lines(result.new),
-        fromfile=b"a/" + name,
-        tofile=b"b/" + name,
+        fromfile=diff_name(b"a/" + name),
+        tofile=diff_name(b"b/" + name),
     )
     out = []
     for line in lines:
         out.append(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n")
     return b"".join(out)
+
+
+# What git writes for these bytes inside a quoted name (quote.c); any other byte that
+# needs quoting is written as three octal digits.
+_C_ESCAPES = {7: b"\\a", 8: b"\\b", 9: b"\\t", 10: b"\\n", 11: b"\\v", 12: b"\\f", 13: b"\\r"}
+_C_ESCAPES.update({ord('"'): b'\\"', ord("\\"): b"\\\\"})
+
+
+def diff_name(name: bytes) -> bytes:
+    """A file name for a `---`/`+++` line, quoted as git quotes it when it must be: when
+    it holds a tab (which would end the name for `patch`), a line break, a quote, a
+    backslash, a control character or a byte that is not UTF-8 text. `git apply` and
+    GNU patch read the quoted form back to the same bytes."""
+    try:
+        plain = shown(name.decode("utf-8")) == name.decode("utf-8")
+    except UnicodeDecodeError:
+        plain = False
+    if plain and b'"' not in name and b"\\" not in name:
+        return name
+    quoted = b"".join(
+        _C_ESCAPES.get(byte) or (b"\\%03o" % byte if byte < 0x20 or byte >= 0x7F else bytes([byte]))
+        for byte in name
+    )
+    return b'"' + quoted + b'"'
 
 
 def _lines(data: bytes) -> list[bytes]:
@@ -432,9 +457,9 @@ class _ProgressBar:
         self.last = now
         filled = self.WIDTH * done // total if total else self.WIDTH
         bar = "#" * filled + "-" * (self.WIDTH - filled)
-        self.stream.write(f"\r[{bar}] {done}/{total} files")
+        write_raw(self.stream, f"\r[{bar}] {done}/{total} files")
         self.stream.flush()
 
     def clear(self) -> None:
-        self.stream.write("\r" + " " * (self.WIDTH + 30) + "\r")
+        write_raw(self.stream, "\r" + " " * (self.WIDTH + 30) + "\r")
         self.stream.flush()

@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from acp_schema.cli_output import shown
+
 from .diff_verdicts import BREAKING, COMPATIBLE, UNKNOWN
 from .schema_diff import Change, DiffReport
 
@@ -63,11 +65,13 @@ def to_json(report: DiffReport) -> dict[str, Any]:
 
 
 def render_report(report: DiffReport, fmt: str) -> str:
+    """The report as text, markdown or JSON. Each line of text and markdown is one line
+    whatever the schema's names hold (`shown`: a line feed, tab or control character in a
+    name is an escape); JSON is ASCII, every other character escaped the JSON way."""
     if fmt == "json":
-        return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
-    if fmt == "markdown":
-        return "\n".join(_markdown(report)) + "\n"
-    return "\n".join(_text(report)) + "\n"
+        return json.dumps(to_json(report), indent=2) + "\n"
+    lines = _markdown(report) if fmt == "markdown" else _text(report)
+    return "".join(f"{shown(line)}\n" for line in lines)
 
 
 def _totals(report: DiffReport) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -30,6 +29,8 @@ from acp_schema.cli_common import (
     os_reason,
     usage_handler,
 )
+from acp_schema.cli_output import printable
+from acp_schema.cli_output import shown as one_line
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
@@ -342,7 +343,7 @@ class Text(Output):
         head = f"{entry.session_id}/{entry.message_id}: {participants(entry)}{mark}"
         text, previous_is_text = _content_text(entry, shown)
         body = text.split("\n") if text else ["(no content)"]
-        lines = [printable(head), *(f"      {printable(line)}" for line in body)]
+        lines = [one_line(head), *(f"      {printable(line)}" for line in body)]
         self._write("\n".join(lines) + "\n")
         self.stream.flush()  # a record is whole: show it now, not when a buffer fills
         return Shown(text, previous_is_text)
@@ -359,7 +360,7 @@ class Text(Output):
                 link = store.link(session_id, entry.message_id)
                 lines.append(f"  {entry.message_id}: {participants(entry)}  [{link}]")
                 lines.extend(f"      ! {conflict}" for conflict in entry.conflicts)
-                self._write("".join(f"{printable(line)}\n" for line in lines))
+                self._write("".join(f"{one_line(line)}\n" for line in lines))
                 lines.clear()
 
     def summary(self, store: TranscriptStore, bad: int, skipped: int, stopped: str | None) -> None:
@@ -443,22 +444,6 @@ class JsonLines(Output):
 
 
 # --- presentation ------------------------------------------------------------------------
-
-# C0 and C1 controls but tab and line feed (a line feed splits lines before escaping; one
-# left in an ID is escaped too), plus the invisible marks that reorder text on screen.
-_UNPRINTABLE = re.compile(
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
-)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def printable(text: str) -> str:
-    """`text` with control characters written as `\\x1b` / `\\u202e` escapes."""
-    return text if _UNPRINTABLE.search(text) is None else _UNPRINTABLE.sub(_escape, text)
 
 
 def dumps(value: Any) -> str:
