@@ -238,7 +238,9 @@ def migrate_command(args: argparse.Namespace) -> int:
     if writing and changed:
         # All or nothing (files.write_all), renamed in a safe order: callers of a
         # helper first, its module last (runner.write_order).
-        errors = write_all([Write(r.path, r.new or b"", r.original) for r in write_order(changed)])
+        errors = write_all(
+            [Write(r.path, r.new or b"", r.original, r.stamp) for r in write_order(changed)]
+        )
         for result in changed:
             if result.path in errors:
                 result.status = "failed"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from acp_schema._input import FileStamp
 from acp_schema.migrations.chunk_identity.accounting.accounting import Account
 from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
 from acp_schema.migrations.framework.findings import Finding
@@ -42,6 +43,8 @@ class FileResult:
     status: Status
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None
+    # The bytes migrated; empty for a file skipped or over the size budget, whose bytes
+    # the run does not keep (it reads them again where it needs them).
     original: bytes = b""
     new: bytes | None = None
     helpers: list[HelperTemplate] = field(default_factory=list)
@@ -55,6 +58,9 @@ class FileResult:
     units: frozenset[str] = frozenset()
     # Every occurrence of a removed name in the file, with its verdict (`accounting`).
     accounts: list[Account] = field(default_factory=list)
+    # The file as it was read when `original` was (the run sets it): what the writer
+    # checks right before putting the new bytes in place.
+    stamp: FileStamp | None = None
 
     @property
     def changes(self) -> list[Finding]:
