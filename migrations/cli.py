@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint, os_reason
 from acp_schema.cli_output import shown, write_raw
 from acp_schema.migrations.chunk_identity.rule_ids import (
     FAMILIES,
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
     from acp_schema.migrations.chunk_identity.file_migration import FileResult, Options
     from acp_schema.migrations.framework.config import Config
+    from acp_schema.migrations.framework.files import Discovery
+    from acp_schema.migrations.framework.report_file import StagedReport
     from acp_schema.migrations.resolution.old_bindings import OldBindings
 
 EXIT_PENDING = EXIT_PROBLEMS  # --check: changes or unacknowledged warnings are pending
@@ -117,7 +119,8 @@ def register(commands: Subparsers) -> None:
         type=_positive,
         default=1,
         metavar="N",
-        help="worker processes (default 1); they help only when many files can reach a chunk",
+        help=f"worker processes, 1 to {MAX_JOBS} (default 1); they help only when many "
+        "files can reach a chunk",
     )
     output.add_argument(
         "--json", type=Path, metavar="REPORT", help="write a machine-readable report here"
@@ -140,10 +143,19 @@ def _size(text: str) -> int:
     return value
 
 
+MAX_JOBS = 256  # each worker holds its own parser and files: far past any useful count
+
+
 def _positive(text: str) -> int:
-    value = int(text)
+    """A worker count: 1 to MAX_JOBS (larger ones overflowed the pool's semaphores)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text[:20]!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    if value > MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_JOBS}")
     return value
 
 
@@ -158,17 +170,11 @@ def migrate_command(args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     from acp_schema.migrations.chunk_identity.file_migration import MAX_FILE_BYTES, Options
-    from acp_schema.migrations.chunk_identity.run import run_all, write_order
     from acp_schema.migrations.framework.config import ConfigError, ConfigFinder
-    from acp_schema.migrations.framework.files import Write, discover, excluded, write_all
+    from acp_schema.migrations.framework.files import discover, excluded
+    from acp_schema.migrations.framework.report_file import ReportError, StagedReport
 
     # Everything that can make the run unusable is checked before any file is written.
-    if args.json is not None and not args.json.parent.is_dir():
-        print(
-            f"acp-schema migrate: --json {args.json}: no such directory {args.json.parent}",
-            file=sys.stderr,
-        )
-        return EXIT_ERROR
     paths = [Path(p) for p in args.paths]
     finder = ConfigFinder()
     try:
@@ -205,6 +211,30 @@ def migrate_command(args: argparse.Namespace) -> int:
     except (ConfigError, UnknownRuleError) as err:
         print(f"acp-schema migrate: {err}", file=sys.stderr)
         return EXIT_ERROR
+    report_file: StagedReport | None = None
+    if args.json is not None:
+        configs_read = {c.path for c in configs.values() if c.path is not None}
+        try:
+            report_file = StagedReport.stage(args.json, [*found.files, *configs_read])
+        except ReportError as err:
+            print(f"acp-schema migrate: --json {shown(args.json)}: {err}", file=sys.stderr)
+            return EXIT_ERROR
+    try:
+        return _migrate(args, found, files, options, report_file)
+    finally:
+        if report_file is not None:
+            report_file.discard()
+
+
+def _migrate(
+    args: argparse.Namespace,
+    found: Discovery,
+    files: list[Path],
+    options: dict[Path, Options],
+    report_file: StagedReport | None,
+) -> int:
+    from acp_schema.migrations.chunk_identity.run import run_all, write_order
+    from acp_schema.migrations.framework.files import Write, write_all
 
     # With --diff the diffs own stdout; everything else goes to stderr.
     out = sys.stderr if args.diff else sys.stdout
@@ -262,12 +292,13 @@ def migrate_command(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print(_summary_line(summary, writing, elapsed), file=out)
     print(_bindings_line(used), file=out)
-    if args.json is not None:
+    if report_file is not None:
         report = _report(results, summary, options.values(), mode=_mode(args))
         try:
-            args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+            report_file.commit(json.dumps(report, indent=2) + "\n")
         except OSError as err:
-            print(f"acp-schema migrate: --json {args.json}: {err.strerror}", file=sys.stderr)
+            why = os_reason(err)
+            print(f"acp-schema migrate: --json {shown(args.json)}: {why}", file=sys.stderr)
             return EXIT_ERROR
 
     if summary["failed"]:
