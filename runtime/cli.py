@@ -73,6 +73,7 @@ _EXTRAS_OF = {
     "ruff": ("codegen",),
     "libcst": ("codegen", "migrate"),
     "pathspec": ("migrate",),
+    "re2": ("migrate",),  # pathspec[re2]
 }
 _EXTRA_OF_COMMAND = {"migrate": "migrate"}
 

@@ -3,9 +3,10 @@
 Directories are listed with `git ls-files -co --exclude-standard` when they are inside a
 git work tree and git is installed, so `.gitignore` (and `.git/info/exclude`, and the
 global excludes file) is honoured exactly as git does. Without git, `.gitignore` files
-and `.git/info/exclude` are read with `pathspec`'s implementation of git's pattern rules
-(see `GitignoreMatcher`). Files named on the command line are always taken, ignored or
-not; `--exclude` applies to all.
+and `.git/info/exclude` are read through the one reader and matched with `pathspec`'s
+implementation of git's pattern rules on its RE2 backend, in time linear in a name's
+length whatever the patterns (see `GitignoreMatcher`). Files named on the command line
+are always taken, ignored or not; `--exclude` applies to all.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import errno
 import fnmatch
 import itertools
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -25,8 +27,9 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from pathspec import GitIgnoreSpec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-from acp_schema._input import FileStamp, InputError, read_file
+from acp_schema._input import FileStamp, InputError, read_bytes, read_file
 from acp_schema.cli_common import interrupts_deferred
 from acp_schema.cli_output import shown
 
@@ -150,6 +153,29 @@ def _git_files(directory: Path) -> list[Path] | None:
     return [directory / name for name in names if (directory / name).is_file()]
 
 
+# Far above any real .gitignore; a larger one is not read (as one that cannot be).
+MAX_GITIGNORE_BYTES = 4 * 1024 * 1024
+# pathspec turns each pattern into a regular expression; Python's `re` can take minutes
+# on one (`*a*a*a*a*a*a*a*a*a*a*b` against a long name), RE2 takes linear time. The
+# `re2` extra of pathspec (google-re2) comes with this project's `migrate` extra.
+_BACKEND = "re2"
+
+
+def _as_text(name: bytes) -> str:
+    """A name or pattern as matched: one character per byte (latin-1). Git matches bytes,
+    and so `?` takes one byte and any name (not UTF-8 too) can be matched."""
+    return name.decode("latin-1")
+
+
+def _pattern(line: str) -> GitIgnoreSpecPattern:
+    """The pattern of one line; a line git cannot use either (`!`, a lone `\\`, `[z-a]`)
+    matches nothing, as in git, instead of failing the whole file."""
+    try:
+        return GitIgnoreSpecPattern(line)
+    except (ValueError, re.error):  # GitIgnorePatternError is a ValueError
+        return GitIgnoreSpecPattern("")
+
+
 class GitignoreMatcher:
     """`.gitignore` files read with `pathspec`'s git-compatible patterns, for directories
     git cannot list.
@@ -166,13 +192,12 @@ class GitignoreMatcher:
         """With the patterns of `file` (default: the directory's `.gitignore`) added,
         relative to `directory`."""
         file = directory / ".gitignore" if file is None else file
-        if not file.is_file():
+        try:  # the one reader: a .gitignore that is a FIFO or /dev/zero is no file
+            data = read_bytes(file, limit=MAX_GITIGNORE_BYTES)
+        except (OSError, InputError):
             return self
-        try:
-            lines = file.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
-        except OSError:
-            return self
-        spec = GitIgnoreSpec.from_lines(lines)
+        lines = [_as_text(line) for line in data.splitlines()]
+        spec = GitIgnoreSpec.from_lines(lines, _pattern, backend=_BACKEND)
         return GitignoreMatcher([*self.specs, (directory.absolute(), spec)])
 
     def ignored(self, path: Path, *, is_dir: bool) -> bool:
@@ -182,7 +207,8 @@ class GitignoreMatcher:
                 relative = absolute.relative_to(base).as_posix()
             except ValueError:
                 continue
-            decision = spec.check_file(f"{relative}/" if is_dir else relative).include
+            name = _as_text(os.fsencode(f"{relative}/" if is_dir else relative))
+            decision = spec.check_file(name).include
             if decision is not None:
                 return decision
         return False
