@@ -13,7 +13,7 @@ from acp_schema._input import FileStamp
 from acp_schema.migrations.chunk_identity.accounting.accounting import Account
 from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
 from acp_schema.migrations.framework.findings import Finding
-from acp_schema.migrations.framework.parsing import ParseFailure, parse
+from acp_schema.migrations.framework.parsing import ParseFailure, for_parser, parse, restore
 from acp_schema.migrations.resolution.bindings import TRIGGERS, is_generated_bindings
 from acp_schema.migrations.resolution.modules import module_names
 from acp_schema.migrations.resolution.old_bindings import OldBindings
@@ -96,8 +96,9 @@ def migrate_bytes(
 
     from acp_schema.migrations.chunk_identity.commands import ChunkIdentityCommand
 
+    text, layout = for_parser(data)  # what libcst takes (CR line ends, form feeds)
     try:
-        module = parse(path, data)
+        module = parse(path, text)
     except ParseFailure as err:
         return FileResult(path, "failed", error=str(err), original=data)
     names = module_names(path)
@@ -114,10 +115,19 @@ def migrate_bytes(
         refused=refused,
     )
     command.fresh_tree = True
-    command.source = data
+    command.source = text
     try:
         new_module = command.transform_module(module)
-        new = new_module.bytes
+        restored = restore(new_module.bytes, text, layout)
+        if restored is None:
+            return FileResult(
+                path,
+                "failed",
+                error="cannot migrate: a line indented with a form feed would be rewritten; "
+                "file left unchanged",
+                original=data,
+            )
+        new = restored
     except (RecursionError, MemoryError) as err:
         return FileResult(
             path,

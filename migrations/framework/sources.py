@@ -29,10 +29,10 @@ CACHE_BYTES = 64 * 1024 * 1024
 class SourceFiles(Sequence[tuple[Path, bytes]]):
     """(path, bytes) of each readable file, in order; iterating reads them one by one."""
 
-    def __init__(self, paths: Sequence[Path], *, cache_bytes: int = CACHE_BYTES) -> None:
+    def __init__(self, paths: Sequence[Path], *, cache_bytes: int | None = None) -> None:
         self._paths = list(paths)
         self._cache: dict[Path, ReadFile] = {}
-        self._room = cache_bytes
+        self._room = CACHE_BYTES if cache_bytes is None else cache_bytes
         self.failed: dict[Path, str] = {}  # path -> why it cannot be read
         for path in self._paths:  # the first walk: which files can be read at all
             self.read(path)
