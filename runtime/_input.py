@@ -89,7 +89,9 @@ def read_file(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) -> 
         chunks: list[bytes] = []
         size = 0
         while size <= limit:  # the file may have grown since fstat
-            chunk = handle.read(limit + 1 - size)
+            # As much as fstat said is left (and a byte more, to see growth), at least a
+            # block: a read of `limit` bytes would allocate all of them for a small file.
+            chunk = handle.read(min(limit + 1 - size, max(info.st_size + 1 - size, 1 << 16)))
             if not chunk:  # end of file (a regular file never answers "would block")
                 break
             chunks.append(chunk)

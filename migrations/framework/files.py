@@ -388,8 +388,11 @@ def _unchanged(write: Write, target: Path) -> None:
     without waiting or filling memory: at most one byte more than expected is read)."""
     try:
         now = read_file(target, limit=len(write.expected))
-    except InputError as err:
-        raise FileChangedError(f"{shown(write.path)} changed on disk ({err})") from None
+    except InputError as err:  # grown past what was read, or no longer a regular file
+        detail = "it grew" if str(err).startswith("larger than") else str(err)
+        raise FileChangedError(
+            f"{shown(write.path)} changed on disk while it was being migrated ({detail})"
+        ) from None
     if now.data != write.expected or (write.stamp is not None and now.stamp != write.stamp):
         raise FileChangedError(f"{shown(write.path)} changed on disk while it was being migrated")
 
