@@ -220,7 +220,7 @@ def _digest_line(data: bytes, name: str) -> str:
 
 def _store(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=".acp-", dir=path.parent)  # short: NAME_MAX
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
