@@ -50,11 +50,15 @@ class FileStamp:
     inode: int
     size: int
     mtime_ns: int
-    ctime_ns: int
+    ctime_ns: int  # any change of the inode: its mode, owner, links, attributes
+    mode: int
 
     @classmethod
     def of(cls, info: os.stat_result) -> FileStamp:
-        return cls(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        return cls(
+            info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
+            info.st_mode,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

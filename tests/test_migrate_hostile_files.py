@@ -55,10 +55,15 @@ def _tree(tmp_path: Path, count: int = 2) -> list[Path]:
 # --- an edit saved while the run writes --------------------------------------------------
 
 
+@pytest.mark.parametrize("swap", [True, False], ids=["atomic-swap", "rename"])
 def test_an_edit_saved_between_staging_and_rename_is_kept(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    swap: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     first, second = _tree(tmp_path)
+    real_exchange = files_module.exchange
     real_replace = os.replace
     renames: list[str] = []
 
@@ -68,12 +73,54 @@ def test_an_edit_saved_between_staging_and_rename_is_kept(
         renames.append(str(target))
         real_replace(source, target)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(files_module.os, "replace", save_second_then_rename)
+    def save_second_then_swap(first_name: Path, second_name: Path) -> bool:
+        if not renames:
+            second.write_text(OLD + "# edited meanwhile\n")
+        renames.append(str(second_name))
+        return real_exchange(first_name, second_name)
+
+    if swap:
+        monkeypatch.setattr(files_module, "exchange", save_second_then_swap)
+    else:
+        monkeypatch.setattr(files_module, "exchange", lambda first, second: False)
+        monkeypatch.setattr(files_module.os, "replace", save_second_then_rename)
     assert main(["migrate", str(tmp_path / "tree")]) == 2
     assert second.read_text() == OLD + "# edited meanwhile\n"  # the edit stands
     assert first.read_text() == OLD  # and the run wrote all or nothing
     assert "changed on disk while it was being migrated" in capsys.readouterr().out
     assert not [p for p in (tmp_path / "tree").iterdir() if p.name.startswith(".acp-")]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    ["append", "rename-over", "same-length"],
+)
+def test_an_edit_saved_in_the_window_between_check_and_rename_is_kept(
+    edit: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The check and the rename are two steps; an atomic swap, checked after the fact,
+    # closes the window: the file swapped out must still be the one that was checked.
+    (path,) = _tree(tmp_path, 1)
+    real_exchange = files_module.exchange
+    if not real_exchange(tmp_path / "tree" / "m0.py", tmp_path / "tree" / "m0.py"):
+        pytest.skip("no atomic swap of names on this system")
+
+    def edit_then_swap(first: Path, second: Path) -> bool:
+        if second == path.resolve() and path.read_text() == OLD:
+            if edit == "append":
+                path.write_text(OLD + "# saved\n")
+            elif edit == "same-length":
+                path.write_text(OLD[:-2] + "#\n")
+            else:
+                (tmp_path / "saved").write_text(OLD + "# saved\n")
+                os.replace(tmp_path / "saved", path)
+        return real_exchange(first, second)
+
+    monkeypatch.setattr(files_module, "exchange", edit_then_swap)
+    errors = write_all([Write(path, b"new\n", OLD.encode(), read_file(path).stamp)])
+    assert "changed on disk" in errors[path]
+    assert path.read_text() != OLD and path.read_text().startswith(OLD[:-2])
+    assert sorted(p.name for p in (tmp_path / "tree").iterdir()) == ["m0.py"]
 
 
 def test_a_file_replaced_by_rename_with_the_same_bytes_is_a_change(tmp_path: Path) -> None:

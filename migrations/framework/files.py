@@ -22,7 +22,7 @@ import stat
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
@@ -34,6 +34,7 @@ from acp_schema.cli_common import interrupts_deferred
 from acp_schema.cli_output import shown
 
 from .file_metadata import Kept, apply_kept, kept_by
+from .renames import exchange
 
 # Never descended into, git or not.
 ALWAYS_SKIPPED = frozenset({".git", ".hg", ".svn", "__pycache__"})
@@ -382,10 +383,11 @@ def _all_failed(writes: Sequence[Write], failed: Path, reason: str) -> dict[Path
     return errors
 
 
-def _unchanged(write: Write, target: Path) -> None:
+def _unchanged(write: Write, target: Path, *, moved: bool = False) -> None:
     """Raise FileChangedError unless `target` holds what `write` expects, read through
     the one reader (a file swapped for a FIFO or a link to /dev/zero is a change, found
-    without waiting or filling memory: at most one byte more than expected is read)."""
+    without waiting or filling memory: at most one byte more than expected is read).
+    `moved`: the file was just renamed, which changes its ctime and nothing else."""
     try:
         now = read_file(target, limit=len(write.expected))
     except InputError as err:  # grown past what was read, or no longer a regular file
@@ -393,7 +395,10 @@ def _unchanged(write: Write, target: Path) -> None:
         raise FileChangedError(
             f"{shown(write.path)} changed on disk while it was being migrated ({detail})"
         ) from None
-    if now.data != write.expected or (write.stamp is not None and now.stamp != write.stamp):
+    stamp = write.stamp
+    if stamp is not None and moved:
+        stamp = replace(stamp, ctime_ns=now.stamp.ctime_ns)
+    if now.data != write.expected or (stamp is not None and now.stamp != stamp):
         raise FileChangedError(f"{shown(write.path)} changed on disk while it was being migrated")
 
 
@@ -454,16 +459,29 @@ def _prepare_restore(item: _Prepared) -> _Prepared:
 
 def _commit(item: _Prepared, data: bytes, *, verify: bool) -> None:
     """Put `data` in place: rename the staged file over the target, or overwrite the
-    target in place; with `verify`, only if the target is still as it was read."""
-    if item.temporary is not None:
-        if verify:
-            try:
-                _unchanged(item.write, item.target)
-            except InputError as err:  # pragma: no cover - _unchanged turns these
-                raise FileChangedError(str(err)) from None
-        os.replace(item.temporary, item.target)
+    target in place; with `verify`, only if the target is still as it was read.
+
+    The check and the rename cannot be one step; an edit saved between them would be
+    lost. Where the system can swap two names atomically (Linux `renameat2` with
+    RENAME_EXCHANGE), the file swapped out is checked again after the swap and, if it
+    changed in between, swapped back: the edit stands and the run fails."""
+    temporary = item.temporary
+    if temporary is None:
+        _write_in_place(item, data, verify=verify)
         return
-    _write_in_place(item, data, verify=verify)
+    if not verify:
+        os.replace(temporary, item.target)
+        return
+    _unchanged(item.write, item.target)
+    if not exchange(temporary, item.target):
+        os.replace(temporary, item.target)  # no atomic swap here: the check above stands
+        return
+    try:  # `temporary` now names the file that was the target
+        _unchanged(item.write, temporary, moved=True)
+    except FileChangedError:
+        exchange(temporary, item.target)  # the edited file back in its place
+        raise
+    temporary.unlink()
 
 
 def _write_in_place(item: _Prepared, data: bytes, *, verify: bool) -> None:

@@ -117,19 +117,36 @@ def for_parser(data: bytes) -> tuple[bytes, Layout]:
 
 def restore(new: bytes, parsed: bytes, layout: Layout) -> bytes | None:
     """The migrated text `new` (of the parsed text `parsed`) with the layout of the
-    original file; None when a removed form feed cannot be placed back for sure (the
-    line it was on was rewritten), and the file must be left as it is."""
+    original file; None when the form feeds cannot be put back for sure, and the file
+    must be left as it is.
+
+    A form feed goes back at the start of the line it was taken from, or, where the
+    migration rewrote that line, of the first line that replaced it. Indentation before a
+    form feed does not count for CPython, so either place means the same code; that is
+    checked (the syntax trees with and without the form feeds must be equal)."""
     if layout.prefixes:
         old_lines = parsed.split(b"\n")
         new_lines = new.split(b"\n")
         matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-        where = {}
-        for tag, i1, i2, j1, _ in matcher.get_opcodes():
-            if tag == "equal":
-                where.update({i1 + k: j1 + k for k in range(i2 - i1)})
-        for number, prefix in layout.prefixes:
-            if number not in where:
+        where: dict[int, int] = {}
+        for _, i1, i2, j1, j2 in matcher.get_opcodes():
+            for k in range(i2 - i1):  # equal lines map one to one; others to the first
+                where[i1 + k] = j1 + min(k, max(j2 - j1 - 1, 0)) if j2 > j1 else j1
+        for number, prefix in sorted(layout.prefixes, reverse=True):
+            line = where.get(number)
+            if line is None or line >= len(new_lines):
                 return None
-            new_lines[where[number]] = prefix + new_lines[where[number]]
-        new = b"\n".join(new_lines)
+            new_lines[line] = prefix + new_lines[line]
+        restored = b"\n".join(new_lines)
+        if not _same_code(new, restored):
+            return None
+        new = restored
     return new.replace(b"\n", b"\r") if layout.cr_only else new
+
+
+def _same_code(plain: bytes, with_form_feeds: bytes) -> bool:
+    try:
+        trees = [ast.dump(ast.parse(text)) for text in (plain, with_form_feeds)]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return trees[0] == trees[1]
