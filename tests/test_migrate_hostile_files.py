@@ -474,3 +474,28 @@ def test_skipped_and_oversized_files_are_not_held(
     assert [r.status for r in results if r.path.name == "small.py"] == ["changed"]
     # Every file held at once was 40 MB; one at a time, and the cache, a few files.
     assert peak < 4 * size, f"peak {peak / 1e6:.0f} MB"
+
+
+@pytest.mark.parametrize(
+    "patterns",
+    [b"b[!a]\n", b"a[^x]b\n", b"[!]]*\n", b"*[!q]\n!*.py\n", b"\xff*\n", b"[z-a]\n!\n"],
+)
+def test_gitignore_without_git_chooses_the_files_git_chooses(
+    patterns: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pathspec writes `[!a]` as `[^a]`, which matched the `/` of a directory (`b/`).
+    import shutil
+
+    from tests.hostile_sweep_io import FILE_NAMES, _files_found
+
+    if shutil.which("git") is None:
+        pytest.skip("needs git for the reference")
+    tree = tmp_path / "tree"
+    for name in [*FILE_NAMES, b"a]b.py", b"axb.py"]:
+        path = tree / os.fsdecode(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+    (tree / ".gitignore").write_bytes(patterns)
+    ours = _files_found(tree, git=False)
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    assert ours == _files_found(tree, git=True)

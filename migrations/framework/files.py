@@ -172,9 +172,18 @@ def _pattern(line: str) -> GitIgnoreSpecPattern:
     """The pattern of one line; a line git cannot use either (`!`, a lone `\\`, `[z-a]`)
     matches nothing, as in git, instead of failing the whole file."""
     try:
-        return GitIgnoreSpecPattern(line)
+        raw, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+        if raw is None or include is None:
+            return GitIgnoreSpecPattern("")
+        # pathspec writes `[!a]` as `[^a]`, which matches a `/` too; in git a bracket
+        # expression never matches a slash (`b[!a]` must not match the directory `b/`).
+        raw = _NEGATED_SET.sub(lambda m: f"[^{m.group(1)}/", raw)
+        return GitIgnoreSpecPattern(re.compile(raw), include)
     except (ValueError, re.error):  # GitIgnorePatternError is a ValueError
         return GitIgnoreSpecPattern("")
+
+
+_NEGATED_SET = re.compile(r"(?<!\\)\[\^(\]?)")
 
 
 class GitignoreMatcher:
