@@ -104,7 +104,7 @@ def run_all(
     if old != OldBindings():
         per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
     extra = tuple(name.encode() for name in (*chunk_names, *constants, *subclasses))
-    declaring = {d.path for d in old.declarations}
+    declaring_paths = {d.path for d in old.declarations}
     pending: list[tuple[Path, bytes]] = []
     stamps: dict[Path, FileStamp] = {}
     for path in files:
@@ -114,7 +114,7 @@ def run_all(
             continue
         data = read.data
         stamps[path] = read.stamp
-        kept = data if path in declaring else b""  # its acknowledgements are read later
+        kept = data if path in declaring_paths else b""  # its acknowledgements are read later
         if may_be_affected(data, extra):
             if len(data) > per_file[path].max_file_bytes:
                 results[path] = _over_budget(path, data, per_file[path].max_file_bytes)
