@@ -70,7 +70,6 @@ class OutputError(Exception):
     def __init__(self, stream: str, cause: BaseException | None) -> None:
         reason = "it is closed" if cause is None else _reason(cause)
         super().__init__(f"cannot write to {stream}: {reason}")
-        self.stream = stream
         self.cause = cause
 
     @property
@@ -85,19 +84,14 @@ def _reason(cause: BaseException) -> str:
 
 class _SafeStream(io.TextIOBase):
     """A text stream that escapes what it is given (see the module's docstring) and turns
-    a failure of the stream under it into `OutputError` (stdout) or nothing (stderr)."""
+    a failure of the stream under it into `OutputError` naming the stream, or, without a
+    name (stderr: nowhere left to say it), into nothing."""
 
-    def __init__(self, inner: IO[str] | None, name: str, *, quiet_failures: bool) -> None:
+    def __init__(self, inner: IO[str] | None, name: str | None) -> None:
         super().__init__()
         self._inner = inner
         self._name = name
-        self._quiet = quiet_failures
         self.failed: BaseException | None = None
-
-    # what callers look at on a stream
-    @property
-    def inner(self) -> IO[str] | None:
-        return self._inner
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
@@ -153,11 +147,12 @@ class _SafeStream(io.TextIOBase):
 
     def _fail(self, err: BaseException) -> None:
         self.failed = err
-        _point_at_devnull(self._inner)
+        if self._inner is not None:
+            _point_at_devnull(self._inner)
         self._lost(err)
 
     def _lost(self, err: BaseException | None) -> None:
-        if not self._quiet:
+        if self._name is not None:
             raise OutputError(self._name, err)
 
 
@@ -201,15 +196,13 @@ def _encodable(text: str, encoding: str) -> str:
     return text
 
 
-def _point_at_devnull(stream: IO[str] | None) -> None:
+def _point_at_devnull(stream: IO[str]) -> None:
     """Point the descriptor under `stream` at /dev/null: the bytes still in its buffer
     are then flushed there at exit, quietly, instead of failing a second time."""
     try:
-        fd = stream.fileno() if stream is not None else -1
+        fd = stream.fileno()
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
-        return
-    if fd < 0:
-        return
+        return  # no descriptor (a test's capture): nothing will flush at exit
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
     except OSError:
@@ -232,8 +225,8 @@ def output_layer() -> Iterator[None]:
     """Put stdout and stderr behind the layer for the block (whatever they are: a
     terminal, a pipe, a file, or a test's capture), then put the streams back."""
     saved = sys.stdout, sys.stderr
-    sys.stdout = _SafeStream(saved[0], "standard output", quiet_failures=False)
-    sys.stderr = _SafeStream(saved[1], "standard error", quiet_failures=True)
+    sys.stdout = _SafeStream(saved[0], "standard output")
+    sys.stderr = _SafeStream(saved[1], None)
     try:
         yield
     finally:
@@ -252,14 +245,11 @@ def reserve_standard_descriptors() -> None:
     """Open /dev/null on whichever of descriptors 0, 1, 2 the process started without,
     so that no file the command opens lands there (and gets a child's output, or our
     own prints). Python has already set the matching `sys` stream to None."""
-    for fd in (0, 1, 2):
+    for fd in (0, 1, 2):  # in order: `open` takes the lowest free descriptor, this one
         try:
             os.fstat(fd)
         except OSError:
             try:
-                opened = os.open(os.devnull, os.O_RDWR)
+                os.open(os.devnull, os.O_RDWR)
             except OSError:
                 return
-            if opened != fd:  # a lower one was free too and has been taken
-                os.dup2(opened, fd)
-                os.close(opened)

@@ -9,6 +9,7 @@ of stdout) is part of what is tested.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -362,3 +363,196 @@ def test_a_progress_bar_writes_its_carriage_returns(monkeypatch: pytest.MonkeyPa
         write_raw(sys.stderr, "\r[##] 1/2")
         sys.stderr.write("\rname")
     assert captured.getvalue() == "\r[##] 1/2\\x0dname"
+
+
+# --- the layer's stream, directly (survivors of the mutation run) ---------------------------
+
+
+class _Inner:
+    """A stream under the layer that records what reaches it, and fails on demand."""
+
+    def __init__(self, *, encoding: str | None = "utf-8", tty: object = False) -> None:
+        self.encoding = encoding
+        self.errors = "strict"
+        self.written: list[str] = []
+        self.fail: OSError | None = None
+        self.flushed = 0
+        self.tty = tty
+
+    def write(self, text: str) -> int:
+        if self.fail is not None:
+            raise self.fail
+        self.written.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.fail is not None:
+            raise self.fail
+        self.flushed += 1
+
+    def isatty(self) -> bool:
+        if isinstance(self.tty, BaseException):
+            raise self.tty
+        return bool(self.tty)
+
+
+def _layer(inner: object, name: str | None = "standard output") -> object:
+    from acp_schema.cli_output import _SafeStream
+
+    return _SafeStream(inner, name)  # type: ignore[arg-type]
+
+
+def test_the_documented_exit_code_is_74() -> None:
+    assert EXIT_OUTPUT == 74  # README, "Errors and exit codes"
+
+
+def test_printable_ascii_passes_unchanged() -> None:
+    plain = "".join(map(chr, range(0x20, 0x7F)))
+    assert shown(plain) == plain and printable(plain) == plain
+
+
+@pytest.mark.parametrize(
+    ("char", "escape"),
+    [
+        ("\udc80", "\\x80"),
+        ("\udcff", "\\xff"),
+        ("\udc7f", "\\udc7f"),
+        ("\udd00", "\\udd00"),
+        ("\ud800", "\\ud800"),
+        ("\x9f", "\\x9f"),
+        ("\u2069", "\\u2069"),
+    ],
+)
+def test_each_escape_is_the_byte_or_the_code_point(char: str, escape: str) -> None:
+    assert shown(char) == escape
+
+
+def test_a_stream_that_is_gone_is_one_error_then_nothing_reaches_it() -> None:
+    from acp_schema.cli_output import OutputError
+
+    inner = _Inner()
+    stream = _layer(inner)
+    inner.fail = OSError(28, "No space left on device")
+    with pytest.raises(OutputError, match="cannot write to standard output: No space left"):
+        stream.write("a")  # type: ignore[attr-defined]
+    inner.fail = None  # the stream would take it now: the layer no longer tries
+    with pytest.raises(OutputError, match="No space left on device") as again:
+        stream.write("b")  # type: ignore[attr-defined]
+    assert isinstance(again.value.cause, OSError) and not again.value.reader_left
+    stream.flush()  # type: ignore[attr-defined]
+    assert inner.written == [] and inner.flushed == 0
+
+
+def test_a_reader_that_left_is_told_apart() -> None:
+    from acp_schema.cli_output import OutputError
+
+    assert OutputError("standard output", BrokenPipeError(32, "Broken pipe")).reader_left
+    assert not OutputError("standard output", OSError(5, "I/O error")).reader_left
+
+
+def test_a_missing_stdout_is_said_to_be_closed() -> None:
+    from acp_schema.cli_output import OutputError
+
+    stream = _layer(None)
+    with pytest.raises(OutputError, match=r"^cannot write to standard output: it is closed$"):
+        stream.write("x")  # type: ignore[attr-defined]
+    with pytest.raises(io.UnsupportedOperation):
+        stream.fileno()  # type: ignore[attr-defined]
+    assert not stream.isatty()  # type: ignore[attr-defined]
+    assert stream.buffer is None  # type: ignore[attr-defined]
+
+
+def test_stderr_failures_are_dropped() -> None:
+    inner = _Inner()
+    stream = _layer(inner, None)
+    inner.fail = OSError(28, "No space left on device")
+    stream.write("lost")  # type: ignore[attr-defined]
+    stream.flush()  # type: ignore[attr-defined]
+    _layer(None, None).write("nowhere")  # type: ignore[attr-defined]
+
+
+def test_the_layer_passes_the_stream_s_properties_through() -> None:
+    inner = _Inner(encoding="latin-1", tty=True)
+    stream = _layer(inner)
+    assert stream.encoding == "latin-1"  # type: ignore[attr-defined]
+    assert stream.errors == "strict"  # type: ignore[attr-defined]
+    assert stream.isatty() and stream.writable()  # type: ignore[attr-defined]
+    assert _layer(_Inner(encoding=None)).encoding == "utf-8"  # type: ignore[attr-defined]
+    assert not _layer(_Inner(tty=ValueError("closed"))).isatty()  # type: ignore[attr-defined]
+    assert not _layer(_Inner(tty=False)).isatty()  # type: ignore[attr-defined]
+
+
+def test_characters_the_encoding_lacks_are_escaped_not_an_error() -> None:
+    inner = _Inner(encoding="ascii")
+    stream = _layer(inner)
+    stream.write("café 日本 \x1b")  # type: ignore[attr-defined]
+    assert inner.written == ["caf\\xe9 \\u65e5\\u672c \\x1b"]
+    utf8 = _Inner(encoding="UTF-8")
+    _layer(utf8).write("café")  # type: ignore[attr-defined]
+    assert utf8.written == ["café"]
+
+
+def test_bytes_through_the_buffer_follow_the_text_written_before() -> None:
+    raw = io.BytesIO()
+    text = io.TextIOWrapper(raw, encoding="utf-8")
+    stream = _layer(text)
+    stream.write("head\n")  # type: ignore[attr-defined]
+    binary = stream.buffer  # type: ignore[attr-defined]
+    assert binary is not None
+    assert binary.write(b"\x1b raw \xff\n") == 8
+    binary.flush()
+    assert raw.getvalue() == b"head\n\x1b raw \xff\n"  # bytes as they are, in order
+
+
+def test_a_failing_buffer_is_the_same_error() -> None:
+    from acp_schema.cli_output import OutputError
+
+    class Raw:
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+        def flush(self) -> None:
+            raise OSError(5, "Input/output error")
+
+    inner = _Inner()
+    inner.buffer = Raw()  # type: ignore[attr-defined]
+    with pytest.raises(OutputError, match="No space left"):
+        _layer(inner).buffer.write(b"x")  # type: ignore[attr-defined]
+    with pytest.raises(OutputError, match="Input/output error"):
+        _layer(inner).buffer.flush()  # type: ignore[attr-defined]
+
+
+def test_a_failed_descriptor_is_pointed_at_dev_null(tmp_path: Path) -> None:
+    from acp_schema.cli_output import _point_at_devnull
+
+    target = tmp_path / "out"
+    with target.open("w") as handle:
+        _point_at_devnull(handle)
+        os.write(handle.fileno(), b"after")  # goes to /dev/null now
+    assert target.read_bytes() == b""
+    _point_at_devnull(io.StringIO())  # no descriptor: nothing to do, no error
+
+
+def test_closed_standard_descriptors_are_taken_by_dev_null(tmp_path: Path) -> None:
+    # Started with 0 and 2 closed (and then 1 too): afterwards a file the command opens
+    # gets descriptor 3, never one a child or a print would write to.
+    code = (
+        "import os, sys\n"
+        "from acp_schema.cli_output import reserve_standard_descriptors\n"
+        "reserve_standard_descriptors()\n"
+        "fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT)\n"
+        "os.write(fd, str(fd).encode() + b' ' + str([os.path.samestat(os.fstat(n), "
+        "os.stat(os.devnull)) for n in (0, 1, 2)]).encode())\n"
+    )
+    for closing, expected in (
+        ("<&- 2>&-", "[True, False, True]"),
+        ("<&- >&- 2>&-", "[True, True, True]"),
+    ):
+        result = tmp_path / "result"
+        subprocess.run(
+            ["sh", "-c", f'exec "$@" {closing}', "sh", sys.executable, "-c", code, str(result)],
+            check=True,
+            timeout=60,
+        )
+        assert result.read_text() == f"3 {expected}", closing
+        result.unlink()
