@@ -499,3 +499,56 @@ def test_gitignore_without_git_chooses_the_files_git_chooses(
     ours = _files_found(tree, git=False)
     subprocess.run(["git", "init", "-q", str(tree)], check=True)
     assert ours == _files_found(tree, git=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_report_that_is_a_fifo_is_refused_without_waiting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Opening a FIFO to write waits for a reader that never comes.
+    (path,) = _tree(tmp_path, 1)
+    os.mkfifo(tmp_path / "report.json")
+    assert main(["migrate", "--json", str(tmp_path / "report.json"), str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"acp-schema migrate: --json {tmp_path / 'report.json'}: not a regular file\n"
+    assert path.read_text() == OLD
+
+
+def test_a_report_path_that_loops_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (path,) = _tree(tmp_path, 1)
+    (tmp_path / "loop.json").symlink_to("loop.json")
+    assert main(["migrate", "--json", str(tmp_path / "loop.json"), str(path)]) == 2
+    assert "Too many levels of symbolic links" in capsys.readouterr().err
+    assert path.read_text() == OLD
+
+
+def test_a_report_directory_that_cannot_be_written_stops_the_run_up_front(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from acp_schema.migrations.framework import report_file
+
+    (path,) = _tree(tmp_path, 1)
+
+    def refuse(**kwargs: object) -> tuple[int, str]:
+        raise PermissionError(13, "Permission denied", str(kwargs.get("dir")))
+
+    monkeypatch.setattr(report_file.tempfile, "mkstemp", refuse)
+    assert main(["migrate", "--json", str(tmp_path / "r.json"), str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"acp-schema migrate: --json {tmp_path / 'r.json'}: cannot write in {tmp_path}: "
+        "Permission denied\n"
+    )
+    assert path.read_text() == OLD
+
+
+def test_a_report_through_a_symlink_writes_the_link_s_target(tmp_path: Path) -> None:
+    (path,) = _tree(tmp_path, 1)
+    (tmp_path / "real.json").write_text("{}")
+    (tmp_path / "link.json").symlink_to("real.json")
+    assert main(["migrate", "--check", "--json", str(tmp_path / "link.json"), str(path)]) == 1
+    assert (tmp_path / "link.json").is_symlink()
+    assert json.loads((tmp_path / "real.json").read_text())["mode"] == "check"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json", "tree"]
