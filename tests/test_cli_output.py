@@ -456,7 +456,7 @@ def test_a_missing_stdout_is_said_to_be_closed() -> None:
     stream = _layer(None)
     with pytest.raises(OutputError, match=r"^cannot write to standard output: it is closed$"):
         stream.write("x")  # type: ignore[attr-defined]
-    with pytest.raises(io.UnsupportedOperation):
+    with pytest.raises(io.UnsupportedOperation, match="^no stream$"):
         stream.fileno()  # type: ignore[attr-defined]
     assert not stream.isatty()  # type: ignore[attr-defined]
     assert stream.buffer is None  # type: ignore[attr-defined]
@@ -477,6 +477,8 @@ def test_the_layer_passes_the_stream_s_properties_through() -> None:
     assert stream.encoding == "latin-1"  # type: ignore[attr-defined]
     assert stream.errors == "strict"  # type: ignore[attr-defined]
     assert stream.isatty() and stream.writable()  # type: ignore[attr-defined]
+    stream.flush()  # type: ignore[attr-defined]
+    assert inner.flushed == 1  # a flush reaches the stream under the layer
     assert _layer(_Inner(encoding=None)).encoding == "utf-8"  # type: ignore[attr-defined]
     assert not _layer(_Inner(tty=ValueError("closed"))).isatty()  # type: ignore[attr-defined]
     assert not _layer(_Inner(tty=False)).isatty()  # type: ignore[attr-defined]
