@@ -244,12 +244,13 @@ def write_raw(stream: IO[str], text: str) -> None:
 def reserve_standard_descriptors() -> None:
     """Open /dev/null on whichever of descriptors 0, 1, 2 the process started without,
     so that no file the command opens lands there (and gets a child's output, or our
-    own prints). Python has already set the matching `sys` stream to None."""
-    for fd in (0, 1, 2):  # in order: `open` takes the lowest free descriptor, this one
+    own prints). Python has already set the matching `sys` stream to None. `open` takes
+    the lowest free descriptor: /dev/null is opened until it lands above 2."""
+    while True:
         try:
-            os.fstat(fd)
+            fd = os.open(os.devnull, os.O_RDWR)
         except OSError:
-            try:
-                os.open(os.devnull, os.O_RDWR)
-            except OSError:
-                return
+            return
+        if fd > 2:
+            os.close(fd)
+            return
