@@ -456,7 +456,7 @@ def test_a_missing_stdout_is_said_to_be_closed() -> None:
     stream = _layer(None)
     with pytest.raises(OutputError, match=r"^cannot write to standard output: it is closed$"):
         stream.write("x")  # type: ignore[attr-defined]
-    with pytest.raises(io.UnsupportedOperation, match="^no stream$"):
+    with pytest.raises(io.UnsupportedOperation, match=r"^no stream$"):
         stream.fileno()  # type: ignore[attr-defined]
     assert not stream.isatty()  # type: ignore[attr-defined]
     assert stream.buffer is None  # type: ignore[attr-defined]
