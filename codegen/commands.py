@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, usage_handler
+from acp_schema.cli_output import shown
 
 from .bundled import VERSIONS, bundled_schema
 
@@ -74,7 +75,7 @@ def _schema_check(args: argparse.Namespace) -> int:
             continue
         if text:
             for problem in found:
-                print(f"{path}: {problem}")
+                print(f"{shown(path)}: {problem}")
         errors = any(not p.warning for p in found)
         files.append(_file_record(path, "problems" if errors else "clean", found))
     counts = {

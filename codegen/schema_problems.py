@@ -9,6 +9,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from acp_schema.cli_output import shown
+
 # Keep messages readable when the offending value is a whole definition.
 MAX_REPR = 60
 
@@ -27,7 +29,7 @@ class Problem:
 
     def __str__(self) -> str:
         label = "warning: " if self.warning else ""
-        return f"#{self.pointer}: {label}{self.message}"
+        return f"#{shown(self.pointer)}: {label}{shown(self.message)}"
 
 
 def warn(pointer: str, message: str) -> Problem:
@@ -62,8 +64,8 @@ class SchemaError(Exception):
     def lines(self) -> list[str]:
         """One ``PATH: #/pointer: message`` line per problem (no pointer if unusable)."""
         if self.unusable:
-            return [f"{self.path}: {p.message}" for p in self.problems]
-        return [f"{self.path}: {p}" for p in self.problems]
+            return [f"{shown(self.path)}: {shown(p.message)}" for p in self.problems]
+        return [f"{shown(self.path)}: {p}" for p in self.problems]
 
     def __str__(self) -> str:
         return "\n".join(self.lines())

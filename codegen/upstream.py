@@ -33,6 +33,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import os_reason
 
 from .bundled import SCHEMA_FILE
@@ -110,9 +111,10 @@ def verify_cached(path: Path) -> str | None:
     if not path.is_file() and not digest_file.is_file():
         return "not cached"
     try:
-        recorded = digest_file.read_text(encoding="ascii").split()[0]
-        actual = hashlib.sha256(path.read_bytes()).hexdigest()
-    except (OSError, UnicodeDecodeError, IndexError) as exc:
+        # the one reader: a cache entry swapped for a FIFO or /dev/zero is refused
+        recorded = read_bytes(digest_file, limit=4096).decode("ascii").split()[0]
+        actual = hashlib.sha256(read_bytes(path)).hexdigest()
+    except (OSError, InputError, UnicodeDecodeError, IndexError) as exc:
         return f"cannot read {path} and its sha256: {exc}"
     if recorded != actual:
         return f"{path} does not match its recorded sha256 (changed after it was fetched)"
@@ -218,7 +220,7 @@ def _digest_line(data: bytes, name: str) -> str:
 
 def _store(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=".acp-", dir=path.parent)  # short: NAME_MAX
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

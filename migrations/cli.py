@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_schema._github import Level, annotation
-from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint
+from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint, os_reason
+from acp_schema.cli_output import shown
 from acp_schema.migrations.chunk_identity.rule_ids import (
     FAMILIES,
     RULES,
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
     from acp_schema.migrations.chunk_identity.file_migration import FileResult, Options
     from acp_schema.migrations.framework.config import Config
+    from acp_schema.migrations.framework.files import Discovery
+    from acp_schema.migrations.framework.report_file import StagedReport
     from acp_schema.migrations.resolution.old_bindings import OldBindings
 
 EXIT_PENDING = EXIT_PROBLEMS  # --check: changes or unacknowledged warnings are pending
@@ -118,7 +121,8 @@ def register(commands: Subparsers) -> None:
         type=_positive,
         default=1,
         metavar="N",
-        help="worker processes (default 1); they help only when many files can reach a chunk",
+        help=f"worker processes, 1 to {MAX_JOBS} (default 1); they help only when many "
+        "files can reach a chunk",
     )
     output.add_argument(
         "--json", type=Path, metavar="REPORT", help="write a machine-readable report here"
@@ -148,10 +152,19 @@ def _size(text: str) -> int:
     return value
 
 
+MAX_JOBS = 256  # each worker holds its own parser and files: far past any useful count
+
+
 def _positive(text: str) -> int:
-    value = int(text)
+    """A worker count: 1 to MAX_JOBS (larger ones overflowed the pool's semaphores)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text[:20]!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    if value > MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_JOBS}")
     return value
 
 
@@ -166,17 +179,11 @@ def migrate_command(args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     from acp_schema.migrations.chunk_identity.file_migration import MAX_FILE_BYTES, Options
-    from acp_schema.migrations.chunk_identity.run import run_all, write_order
     from acp_schema.migrations.framework.config import ConfigError, ConfigFinder
-    from acp_schema.migrations.framework.files import Write, discover, excluded, write_all
+    from acp_schema.migrations.framework.files import discover, excluded
+    from acp_schema.migrations.framework.report_file import ReportError, StagedReport
 
     # Everything that can make the run unusable is checked before any file is written.
-    if args.json is not None and not args.json.parent.is_dir():
-        print(
-            f"acp-schema migrate: --json {args.json}: no such directory {args.json.parent}",
-            file=sys.stderr,
-        )
-        return EXIT_ERROR
     paths = [Path(p) for p in args.paths]
     finder = ConfigFinder()
     try:
@@ -213,6 +220,30 @@ def migrate_command(args: argparse.Namespace) -> int:
     except (ConfigError, UnknownRuleError) as err:
         print(f"acp-schema migrate: {err}", file=sys.stderr)
         return EXIT_ERROR
+    report_file: StagedReport | None = None
+    if args.json is not None:
+        configs_read = {c.path for c in configs.values() if c.path is not None}
+        try:
+            report_file = StagedReport.stage(args.json, [*found.files, *configs_read])
+        except ReportError as err:
+            print(f"acp-schema migrate: --json {shown(args.json)}: {err}", file=sys.stderr)
+            return EXIT_ERROR
+    try:
+        return _migrate(args, found, files, options, report_file)
+    finally:
+        if report_file is not None:
+            report_file.discard()
+
+
+def _migrate(
+    args: argparse.Namespace,
+    found: Discovery,
+    files: list[Path],
+    options: dict[Path, Options],
+    report_file: StagedReport | None,
+) -> int:
+    from acp_schema.migrations.chunk_identity.run import run_all, write_order
+    from acp_schema.migrations.framework.files import Write, write_all
 
     # With --diff the diffs own stdout; everything else goes to stderr.
     out = sys.stderr if args.diff else sys.stdout
@@ -220,7 +251,7 @@ def migrate_command(args: argparse.Namespace) -> int:
         why = found.why.get(missing) or (
             "not a regular file or directory" if missing.exists() else "no such file or directory"
         )
-        print(f"{missing}: {why}", file=sys.stderr)
+        print(f"{shown(missing)}: {why}", file=sys.stderr)
 
     started = time.perf_counter()
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
@@ -246,7 +277,9 @@ def migrate_command(args: argparse.Namespace) -> int:
     if writing and changed:
         # All or nothing (files.write_all), renamed in a safe order: callers of a
         # helper first, its module last (runner.write_order).
-        errors = write_all([Write(r.path, r.new or b"", r.original) for r in write_order(changed)])
+        errors = write_all(
+            [Write(r.path, r.new or b"", r.original, r.stamp) for r in write_order(changed)]
+        )
         for result in changed:
             if result.path in errors:
                 result.status = "failed"
@@ -258,11 +291,11 @@ def migrate_command(args: argparse.Namespace) -> int:
     github = args.format == "github"
     for result in results:
         if result.error:
-            text = f"{result.path}: error: {result.error}"
+            text = f"{shown(result.path)}: error: {shown(result.error)}"
             print(_github_error(result.path, result.error) if github else text, file=out)
         for finding in result.findings:
             if finding.kind == "warning" or (finding.kind == "change" and show_changes):
-                text = finding.format(str(result.path))
+                text = finding.format(shown(result.path))
                 print(
                     _github_finding(result.path, finding, args.check) if github else text, file=out
                 )
@@ -273,12 +306,13 @@ def migrate_command(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     print(_summary_line(summary, writing, elapsed), file=out)
     print(_bindings_line(used), file=out)
-    if args.json is not None:
+    if report_file is not None:
         report = _report(results, summary, options.values(), mode=_mode(args))
         try:
-            args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+            report_file.commit(json.dumps(report, indent=2) + "\n")
         except OSError as err:
-            print(f"acp-schema migrate: --json {args.json}: {err.strerror}", file=sys.stderr)
+            why = os_reason(err)
+            print(f"acp-schema migrate: --json {shown(args.json)}: {why}", file=sys.stderr)
             return EXIT_ERROR
 
     if summary["failed"]:
@@ -366,13 +400,37 @@ def _diff(result: FileResult) -> bytes:
         difflib.unified_diff,
         _lines(result.original),
         _lines(result.new),
-        fromfile=b"a/" + name,
-        tofile=b"b/" + name,
+        fromfile=diff_name(b"a/" + name),
+        tofile=diff_name(b"b/" + name),
     )
     out = []
     for line in lines:
         out.append(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n")
     return b"".join(out)
+
+
+# What git writes for these bytes inside a quoted name (quote.c); any other byte that
+# needs quoting is written as three octal digits.
+_C_ESCAPES = {7: b"\\a", 8: b"\\b", 9: b"\\t", 10: b"\\n", 11: b"\\v", 12: b"\\f", 13: b"\\r"}
+_C_ESCAPES.update({ord('"'): b'\\"', ord("\\"): b"\\\\"})
+
+
+def diff_name(name: bytes) -> bytes:
+    """A file name for a `---`/`+++` line, quoted as git quotes it when it must be: when
+    it holds a tab (which would end the name for `patch`), a line break, a quote, a
+    backslash, a control character or a byte that is not UTF-8 text. `git apply` and
+    GNU patch read the quoted form back to the same bytes."""
+    try:
+        plain = shown(name.decode("utf-8")) == name.decode("utf-8")
+    except UnicodeDecodeError:
+        plain = False
+    if plain and b'"' not in name and b"\\" not in name:
+        return name
+    quoted = b"".join(
+        _C_ESCAPES.get(byte) or (b"\\%03o" % byte if byte < 0x20 or byte >= 0x7F else bytes([byte]))
+        for byte in name
+    )
+    return b'"' + quoted + b'"'
 
 
 def _lines(data: bytes) -> list[bytes]:

@@ -26,6 +26,7 @@ import select
 import stat
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import IO, Any
 
 from ._json_nesting import too_deep
@@ -38,12 +39,48 @@ class InputError(ValueError):
     """The file cannot be taken as input; the text says why in one line."""
 
 
+@dataclass(frozen=True)
+class FileStamp:
+    """What says a file is still the one that was read: the same inode on the same
+    device, of the same size, last changed at the same time. A later read of the same
+    bytes with the same stamp is the same file (an editor that saves by renaming a new
+    file over it changes the inode; one that writes in place, the time)."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int  # any change of the inode: its mode, owner, links, attributes
+    mode: int
+
+    @classmethod
+    def of(cls, info: os.stat_result) -> FileStamp:
+        return cls(
+            info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns,
+            info.st_mode,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ReadFile:
+    """A file's bytes and its stamp as it was when they were read."""
+
+    data: bytes
+    stamp: FileStamp
+
+
 def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) -> bytes:
     """The whole content of the regular file at `path`, at most `limit` bytes.
 
     Raises OSError as `open` would (missing file, no permission) and InputError for what
     is not a regular file or is too large.
     """
+    return read_file(path, limit=limit).data
+
+
+def read_file(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) -> ReadFile:
+    """`read_bytes`, with the stamp the file had when it was opened (taken before the
+    first byte is read: a change made while reading shows in a later stamp)."""
     fd = os.open(path, _OPEN_FLAGS)
     with os.fdopen(fd, "rb", buffering=0) as handle:
         info = os.fstat(fd)
@@ -56,14 +93,16 @@ def read_bytes(path: str | os.PathLike[str], *, limit: int = MAX_INPUT_BYTES) ->
         chunks: list[bytes] = []
         size = 0
         while size <= limit:  # the file may have grown since fstat
-            chunk = handle.read(limit + 1 - size)
+            # As much as fstat said is left (and a byte more, to see growth), at least a
+            # block: a read of `limit` bytes would allocate all of them for a small file.
+            chunk = handle.read(min(limit + 1 - size, max(info.st_size + 1 - size, 1 << 16)))
             if not chunk:  # end of file (a regular file never answers "would block")
                 break
             chunks.append(chunk)
             size += len(chunk)
     if size > limit:
         raise InputError(_too_large(size, limit))
-    return b"".join(chunks)
+    return ReadFile(b"".join(chunks), FileStamp.of(info))
 
 
 # O_NONBLOCK: opening a named pipe does not wait for a writer (POSIX; elsewhere none).

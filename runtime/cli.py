@@ -7,7 +7,9 @@ shown as an import traceback.
 
 `main` also gives every subcommand the same ending for what is not a bad input of its own
 (README, "Errors and exit codes"): Ctrl-C exits 130 with one line, a closed pipe (output
-piped to `head`) ends quietly with 141, an OS error that no command reported itself is one
+piped to `head`) ends quietly with 141, an output that cannot be written (a full disk, a
+stdout closed from the start) is one line and exit 74 (`cli_output`, the layer every
+command's output goes through), an OS error that no command reported itself is one
 line naming the file, exit 2, and so is input nested too deeply to process.
 """
 
@@ -34,6 +36,14 @@ from .cli_common import (
     os_reason,
     terminate_like_interrupt,
     usage_handler,
+)
+from .cli_output import (
+    EXIT_OUTPUT,
+    OutputError,
+    output_layer,
+    reserve_standard_descriptors,
+    shown,
+    stdout_closed,
 )
 
 # (module, registrar) of every command group, in the order `--help` lists them.
@@ -63,6 +73,7 @@ _EXTRAS_OF = {
     "ruff": ("codegen",),
     "libcst": ("codegen", "migrate"),
     "pathspec": ("migrate",),
+    "re2": ("migrate",),  # pathspec[re2]
 }
 _EXTRA_OF_COMMAND = {"migrate": "migrate"}
 
@@ -114,10 +125,23 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code instead of exiting."""
     where = ["acp-schema"]  # grows to `acp-schema generate` once the command is known
+    if stdout_closed():
+        _error(where, "standard output is closed; nothing done")
+        return EXIT_OUTPUT
+    with output_layer():
+        return _main(argv, where)
+
+
+def _main(argv: Sequence[str] | None, where: list[str]) -> int:
     try:
         code = _run(argv, where)
-        sys.stdout.flush()  # a closed pipe shows here, not in the flush at exit
+        sys.stdout.flush()  # a closed pipe or a full disk shows here, not at exit
         return code
+    except OutputError as exc:
+        if exc.reader_left:
+            return EXIT_BROKEN_PIPE
+        _error(where, str(exc))
+        return EXIT_OUTPUT
     except Terminated:
         _error(where, "terminated")
         return EXIT_TERMINATED
@@ -128,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _drop_stdout()
         return EXIT_BROKEN_PIPE
     except OSError as exc:  # one no command turned into its own message
-        name = f"{exc.filename}: " if exc.filename is not None else ""
+        name = f"{shown(exc.filename)}: " if exc.filename is not None else ""
         _error(where, f"{name}{os_reason(exc)}")
         return EXIT_UNUSABLE
     except RecursionError:
@@ -170,7 +194,9 @@ def _missing_extra_hint(module: str, command: str) -> str:
 
 
 def _error(where: list[str], message: str) -> None:
-    with suppress(OSError):  # stderr itself is gone; the exit code still tells
+    if sys.stderr is None:  # started without one: the exit code still tells
+        return
+    with suppress(OSError, ValueError):  # stderr itself is gone; the exit code still tells
         print(f"{' '.join(where)}: {message}", file=sys.stderr)
 
 
@@ -205,6 +231,7 @@ def _buffered_stdout() -> None:
 
 def console_main() -> None:
     """Entry point of the `acp-schema` console script and `python -m acp_schema`."""
+    reserve_standard_descriptors()
     _buffered_stdout()
     terminate_like_interrupt()
     raise SystemExit(main())

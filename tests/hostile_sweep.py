@@ -413,16 +413,29 @@ def sweep_api(tally: Tally) -> None:
 
 def main_sweep() -> int:
     quick = "--quick" in sys.argv
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 32
     tally = Tally()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="acp-hostile-") as tmp:
         root = Path(tmp)
+        if only in (None, "io"):  # files, processes and terminal I/O: hostile_sweep_io
+            from tests.hostile_sweep_io import sweep_io
+
+            io_tally = sweep_io(_mkdir(root / "io"), seed=seed, scale=1 if quick else 2)
+            print(io_tally.table())
+            for area in io_tally.areas.values():
+                tally.inputs += area.attempts
+                tally.runs += area.attempts
+                tally.failures += area.failures
         for name, part in (
             ("api", lambda: sweep_api(tally)),
             ("transcript", lambda: sweep_logs(tally, _mkdir(root / "logs"))),
             ("migrate", lambda: sweep_migrate(tally, _mkdir(root / "modules"))),
             ("schemas", lambda: sweep_schemas(tally, _mkdir(root / "schemas"), quick)),
         ):
+            if only is not None and only != name:
+                continue
             print(f"-- {name}", flush=True)
             part_started = time.perf_counter()
             part()

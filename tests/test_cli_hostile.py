@@ -1140,3 +1140,12 @@ def test_an_interrupted_migrate_write_leaves_no_temporary_files(
         files_module.write_all([files_module.Write(p, b"new\n", b"old\n") for p in paths])
     assert sorted(tmp_path.iterdir()) == paths
     assert all(p.read_bytes() == b"old\n" for p in paths)
+
+
+def test_generate_into_a_directory_named_near_name_max(tmp_path: Path) -> None:
+    # The staging directory beside it was named `.{name}-new-XXXX`: past NAME_MAX.
+    limit = os.pathconf(tmp_path, "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
+    out = tmp_path / ("o" * limit)
+    assert main(["generate", "--schema", str(bundled.bundled_schema("v1")), "--out", str(out)]) == 0
+    assert (out / "__init__.py").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from acp_schema._github import Level, annotation
+from acp_schema.cli_output import shown
 
 from .diff_verdicts import BREAKING, COMPATIBLE, UNKNOWN
 from .schema_diff import Change, DiffReport
@@ -66,14 +67,16 @@ def to_json(report: DiffReport) -> dict[str, Any]:
 
 def render_report(report: DiffReport, fmt: str, new_file: str | None = None) -> str:
     """The report in `fmt`: text, json, markdown, or github (workflow annotations on
-    `new_file`, the NEW schema's path, when it is a file of the repository)."""
+    `new_file`, the NEW schema's path, when it is a file of the repository). Each line of
+    text and markdown is one line whatever the schema's names hold (`shown`: a line feed,
+    tab or control character in a name is an escape); JSON is ASCII, every other character
+    escaped the JSON way."""
     if fmt == "json":
-        return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
-    if fmt == "markdown":
-        return "\n".join(_markdown(report)) + "\n"
+        return json.dumps(to_json(report), indent=2) + "\n"
     if fmt == "github":
         return "\n".join(_github(report, new_file)) + "\n"
-    return "\n".join(_text(report)) + "\n"
+    lines = _markdown(report) if fmt == "markdown" else _text(report)
+    return "".join(f"{shown(line)}\n" for line in lines)
 
 
 def _github(report: DiffReport, new_file: str | None) -> list[str]:

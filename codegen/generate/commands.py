@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_schema.cli_common import EXIT_OK, EXIT_UNUSABLE, command_error, os_reason
+from acp_schema.cli_output import shown
 
 from ..bundled import VERSIONS, bundled_schema, checkout_root, default_output, generated_dir
 from .package_files import UpstreamSource, reproducing_command
@@ -168,12 +169,12 @@ def _generate(args: argparse.Namespace) -> int:
     except OutDirError as err:
         return _generate_error(str(err))
     except OSError as err:
-        where = err.filename if err.filename is not None else "the output directory"
+        where = shown(err.filename) if err.filename is not None else "the output directory"
         return _generate_error(f"cannot write {where}: {os_reason(err)}")
     for (schema, out), done in zip(jobs, written, strict=True):
-        print(f"{schema} -> {out} ({len(done.files)} files)")
+        print(f"{shown(schema)} -> {shown(out)} ({len(done.files)} files)")
     # What the bindings carried through without understanding (never a failure).
     for (schema, _), done in zip(jobs, written, strict=True):
         for problem in done.warnings:
-            print(f"{schema}: {problem}", file=sys.stderr)
+            print(f"{shown(schema)}: {problem}", file=sys.stderr)
     return EXIT_OK

@@ -199,7 +199,8 @@ def _staging_dir(path: Path) -> Path:
     """A fresh directory beside `path` (same file system, so renames are atomic), with the
     mode a plain mkdir would give it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}-new-", dir=path.parent))
+    # A short name: `path`'s own may be near NAME_MAX already.
+    staging = Path(tempfile.mkdtemp(prefix=".acp-new-", dir=path.parent))
     os.chmod(staging, _default_dir_mode())
     return staging
 

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from acp_schema._input import FileStamp
 from acp_schema.migrations.chunk_identity.accounting.accounting import Account
 from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
 from acp_schema.migrations.framework.findings import Finding
-from acp_schema.migrations.framework.parsing import ParseFailure, parse
+from acp_schema.migrations.framework.parsing import ParseFailure, for_parser, parse, restore
 from acp_schema.migrations.resolution.bindings import TRIGGERS, is_generated_bindings
 from acp_schema.migrations.resolution.modules import module_names
 from acp_schema.migrations.resolution.old_bindings import OldBindings
@@ -42,6 +43,8 @@ class FileResult:
     status: Status
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None
+    # The bytes migrated; empty for a file skipped or over the size budget, whose bytes
+    # the run does not keep (it reads them again where it needs them).
     original: bytes = b""
     new: bytes | None = None
     helpers: list[HelperTemplate] = field(default_factory=list)
@@ -55,6 +58,9 @@ class FileResult:
     units: frozenset[str] = frozenset()
     # Every occurrence of a removed name in the file, with its verdict (`accounting`).
     accounts: list[Account] = field(default_factory=list)
+    # The file as it was read when `original` was (the run sets it): what the writer
+    # checks right before putting the new bytes in place.
+    stamp: FileStamp | None = None
 
     @property
     def changes(self) -> list[Finding]:
@@ -90,8 +96,9 @@ def migrate_bytes(
 
     from acp_schema.migrations.chunk_identity.commands import ChunkIdentityCommand
 
+    text, layout = for_parser(data)  # what libcst takes (CR line ends, form feeds)
     try:
-        module = parse(path, data)
+        module = parse(path, text)
     except ParseFailure as err:
         return FileResult(path, "failed", error=str(err), original=data)
     names = module_names(path)
@@ -108,10 +115,19 @@ def migrate_bytes(
         refused=refused,
     )
     command.fresh_tree = True
-    command.source = data
+    command.source = text
     try:
         new_module = command.transform_module(module)
-        new = new_module.bytes
+        restored = restore(new_module.bytes, text, layout)
+        if restored is None:
+            return FileResult(
+                path,
+                "failed",
+                error="cannot migrate: a line indented with a form feed would be rewritten; "
+                "file left unchanged",
+                original=data,
+            )
+        new = restored
     except (RecursionError, MemoryError) as err:
         return FileResult(
             path,

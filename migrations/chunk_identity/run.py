@@ -14,8 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from acp_schema._input import InputError, read_bytes
-from acp_schema.cli_common import os_reason
+from acp_schema._input import FileStamp
 from acp_schema.migrations.chunk_identity import rule_ids as rules
 from acp_schema.migrations.chunk_identity.accounting.accounting import unrelated_by_reach
 from acp_schema.migrations.chunk_identity.accounting.occurrences import scan
@@ -37,6 +36,7 @@ from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
 from acp_schema.migrations.framework.acknowledge import acknowledgements
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.framework.pool import WorkerPool
+from acp_schema.migrations.framework.sources import SourceFiles
 from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS, is_generated_bindings
 from acp_schema.migrations.resolution.modules import forget as forget_modules
 from acp_schema.migrations.resolution.modules import module_names
@@ -89,12 +89,9 @@ def run_all(
     forget_modules()  # names are worked out afresh for each run
     per_file = {path: options if isinstance(options, Options) else options[path] for path in files}
     results: dict[Path, FileResult] = {}
-    contents: list[tuple[Path, bytes]] = []
-    for path in files:
-        try:  # the tools' one reader: a regular file, of a size memory can hold
-            contents.append((path, read_bytes(path)))
-        except (OSError, InputError) as err:
-            results[path] = FileResult(path, "failed", error=f"cannot read: {os_reason(err)}")
+    # Read through the one reader, and not all held at once (`SourceFiles`): a result
+    # keeps its file's bytes only where later steps need them.
+    contents = SourceFiles(files)
     old = OldBindings()
     if any(rules.OLD_BINDINGS in o.rules for o in per_file.values()):
         modules = dict.fromkeys(
@@ -107,20 +104,30 @@ def run_all(
     if old != OldBindings():
         per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
     extra = tuple(name.encode() for name in (*chunk_names, *constants, *subclasses))
+    declaring_paths = {d.path for d in old.declarations}
     pending: list[tuple[Path, bytes]] = []
-    for path, data in contents:
+    stamps: dict[Path, FileStamp] = {}
+    for path in files:
+        read = contents.read(path)
+        if read is None:
+            results[path] = FileResult(path, "failed", error=contents.failed[path])
+            continue
+        data = read.data
+        stamps[path] = read.stamp
+        kept = data if path in declaring_paths else b""  # its acknowledgements are read later
         if may_be_affected(data, extra):
             if len(data) > per_file[path].max_file_bytes:
                 results[path] = _over_budget(path, data, per_file[path].max_file_bytes)
             else:
                 pending.append((path, data))
         elif is_generated_bindings(data):
-            results[path] = FileResult(path, "skipped", original=data)
+            results[path] = FileResult(path, "skipped", original=kept)
         else:
             found = scan(data) if account_skipped else []
             results[path] = FileResult(
-                path, "skipped", original=data, accounts=unrelated_by_reach(found, NO_REACH)
+                path, "skipped", original=kept, accounts=unrelated_by_reach(found, NO_REACH)
             )
+        del data, read
     done = len(results)
     total = len(files)
     if progress:
@@ -135,11 +142,14 @@ def run_all(
     with _Pool(jobs) as pool:
         for result in pool.map_files(pending, per_file, None, None, tick):
             results[result.path] = result
-        _settle_helpers(files, results, per_file, pool)
+        del pending
+        _settle_helpers(files, results, per_file, pool, contents, stamps)
+    for path, stamp in stamps.items():
+        results[path].stamp = stamp
     for declaration in old.declarations:
         declaring = results.get(declaration.path)
         if declaring is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
-            handled = acknowledgements(declaring.original).covers(
+            handled = acknowledgements(_with_bytes(declaring, contents).original).covers(
                 declaration.line, rules.OLD_BINDINGS
             )
             declaring.findings.append(
@@ -161,7 +171,15 @@ def _over_budget(path: Path, data: bytes, budget: int) -> FileResult:
         "(--max-file-size; parsing takes about a thousand times the file's size in "
         "memory), file left unchanged"
     )
-    return FileResult(path, "failed", error=error, original=data)
+    return FileResult(path, "failed", error=error)  # its bytes are not kept: read again
+
+
+def _with_bytes(result: FileResult, contents: SourceFiles) -> FileResult:
+    """`result` with its file's bytes, read again where the result does not keep them
+    (files skipped or over the size budget keep none)."""
+    if result.original or result.status in ("changed", "unchanged"):
+        return result
+    return replace(result, original=contents.data(result.path))
 
 
 def _settle_helpers(
@@ -169,6 +187,8 @@ def _settle_helpers(
     results: dict[Path, FileResult],
     options: Mapping[Path, Options],
     pool: _Pool,
+    contents: SourceFiles,
+    stamps: dict[Path, FileStamp],
 ) -> None:
     """Give the calls of helpers in other modules their upserts, and withdraw every
     helper rewrite that not all of its uses in the run can follow: one that a use
@@ -184,11 +204,17 @@ def _settle_helpers(
         if not templates and again is None:
             break
         if again is None:
-            targets = [p for p in files if may_call(results[p], [t for t, _ in templates.values()])]
+            helpers = [t for t, _ in templates.values()]
+            targets = [p for p in files if may_call(_with_bytes(results[p], contents), helpers)]
         else:
             targets = [p for p in files if p in again]
         targets = [p for p in targets if results[p].status != "failed"]
-        items = [(p, results[p].original) for p in targets]
+        items = []
+        for path in targets:  # a skipped file read again: its stamp is of this read
+            read = contents.read(path) if not results[path].original else None
+            if read is not None:
+                stamps[path] = read.stamp
+            items.append((path, read.data if read is not None else results[path].original))
         view = Views(templates, names)
         for result in pool.map_each(
             items,
@@ -212,6 +238,7 @@ def _settle_helpers(
             failed = results[path]
             if failed.status != "failed":
                 continue
+            failed = _with_bytes(failed, contents)
             for key, template in view(path).values():
                 if may_call(failed, [template]):
                     # A file that may call it but could not be read: its calls are unknown.
@@ -229,7 +256,9 @@ def _settle_helpers(
         refused.update(withdrawn)
         withdrawn_templates = [t for key, (t, _) in templates.items() if key in withdrawn]
         again = {path for key, (_, path) in templates.items() if key in withdrawn}
-        again |= {p for p in files if may_call(results[p], withdrawn_templates)}
+        again |= {
+            p for p in files if may_call(_with_bytes(results[p], contents), withdrawn_templates)
+        }
     mark_units(results, roots, refused)
 
 

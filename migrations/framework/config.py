@@ -85,9 +85,30 @@ def read_toml(path: Path) -> dict[str, Any]:
         data: dict[str, Any] = tomllib.loads(decode_utf8(read_bytes(path)))
     except (OSError, InputError) as err:
         raise ConfigError(f"{path}: cannot read: {os_reason(err)}") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except ValueError as err:  # TOMLDecodeError, and an integer of too many digits
+        raise ConfigError(f"{path}: not valid TOML: {_first_line(err)}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     return data
+
+
+def _first_line(err: Exception) -> str:
+    if not isinstance(err, tomllib_error()) and "digits" in str(err):  # int("9" * 5000)
+        most = getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+        return f"an integer of more than {most} digits"
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
+
+
+def tomllib_error() -> type[Exception]:
+    """The TOML reader's own error class (ValueError where there is no reader)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        try:
+            import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
+        except ModuleNotFoundError:
+            return ValueError
+    return tomllib.TOMLDecodeError
 
 
 def read_config(path: Path) -> Config | None:

@@ -3,9 +3,10 @@
 Directories are listed with `git ls-files -co --exclude-standard` when they are inside a
 git work tree and git is installed, so `.gitignore` (and `.git/info/exclude`, and the
 global excludes file) is honoured exactly as git does. Without git, `.gitignore` files
-and `.git/info/exclude` are read with `pathspec`'s implementation of git's pattern rules
-(see `GitignoreMatcher`). Files named on the command line are always taken, ignored or
-not; `--exclude` applies to all.
+and `.git/info/exclude` are read through the one reader and matched with `pathspec`'s
+implementation of git's pattern rules on its RE2 backend, in time linear in a name's
+length whatever the patterns (see `GitignoreMatcher`). Files named on the command line
+are always taken, ignored or not; `--exclude` applies to all.
 """
 
 from __future__ import annotations
@@ -15,18 +16,25 @@ import errno
 import fnmatch
 import itertools
 import os
+import re
 import shutil
 import stat
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from pathspec import GitIgnoreSpec
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+from acp_schema._input import FileStamp, InputError, read_bytes, read_file
 from acp_schema.cli_common import interrupts_deferred
+from acp_schema.cli_output import shown
+
+from .file_metadata import Kept, apply_kept, kept_by
+from .renames import exchange
 
 # Never descended into, git or not.
 ALWAYS_SKIPPED = frozenset({".git", ".hg", ".svn", "__pycache__"})
@@ -146,6 +154,38 @@ def _git_files(directory: Path) -> list[Path] | None:
     return [directory / name for name in names if (directory / name).is_file()]
 
 
+# Far above any real .gitignore; a larger one is not read (as one that cannot be).
+MAX_GITIGNORE_BYTES = 4 * 1024 * 1024
+# pathspec turns each pattern into a regular expression; Python's `re` can take minutes
+# on one (`*a*a*a*a*a*a*a*a*a*a*b` against a long name), RE2 takes linear time. The
+# `re2` extra of pathspec (google-re2) comes with this project's `migrate` extra.
+_BACKEND = "re2"
+
+
+def _as_text(name: bytes) -> str:
+    """A name or pattern as matched: one character per byte (latin-1). Git matches bytes,
+    and so `?` takes one byte and any name (not UTF-8 too) can be matched."""
+    return name.decode("latin-1")
+
+
+def _pattern(line: str) -> GitIgnoreSpecPattern:
+    """The pattern of one line; a line git cannot use either (`!`, a lone `\\`, `[z-a]`)
+    matches nothing, as in git, instead of failing the whole file."""
+    try:
+        raw, include = GitIgnoreSpecPattern.pattern_to_regex(line)
+        if raw is None or include is None:
+            return GitIgnoreSpecPattern("")
+        # pathspec writes `[!a]` as `[^a]`, which matches a `/` too; in git a bracket
+        # expression never matches a slash (`b[!a]` must not match the directory `b/`).
+        raw = _NEGATED_SET.sub(lambda m: f"[^{m.group(1)}/", raw)
+        return GitIgnoreSpecPattern(re.compile(raw), include)
+    except (ValueError, re.error):  # GitIgnorePatternError is a ValueError
+        return GitIgnoreSpecPattern("")
+
+
+_NEGATED_SET = re.compile(r"(?<!\\)\[\^(\]?)")
+
+
 class GitignoreMatcher:
     """`.gitignore` files read with `pathspec`'s git-compatible patterns, for directories
     git cannot list.
@@ -162,13 +202,12 @@ class GitignoreMatcher:
         """With the patterns of `file` (default: the directory's `.gitignore`) added,
         relative to `directory`."""
         file = directory / ".gitignore" if file is None else file
-        if not file.is_file():
+        try:  # the one reader: a .gitignore that is a FIFO or /dev/zero is no file
+            data = read_bytes(file, limit=MAX_GITIGNORE_BYTES)
+        except (OSError, InputError):
             return self
-        try:
-            lines = file.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
-        except OSError:
-            return self
-        spec = GitIgnoreSpec.from_lines(lines)
+        lines = [_as_text(line) for line in data.splitlines()]
+        spec = GitIgnoreSpec.from_lines(lines, _pattern, backend=_BACKEND)
         return GitignoreMatcher([*self.specs, (directory.absolute(), spec)])
 
     def ignored(self, path: Path, *, is_dir: bool) -> bool:
@@ -178,7 +217,8 @@ class GitignoreMatcher:
                 relative = absolute.relative_to(base).as_posix()
             except ValueError:
                 continue
-            decision = spec.check_file(f"{relative}/" if is_dir else relative).include
+            name = _as_text(os.fsencode(f"{relative}/" if is_dir else relative))
+            decision = spec.check_file(name).include
             if decision is not None:
                 return decision
         return False
@@ -249,11 +289,13 @@ def _repository_ancestors(directory: Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class Write:
-    """New bytes for a file of the run, and the bytes it held when it was read."""
+    """New bytes for a file of the run, the bytes it held when it was read, and its stamp
+    then (None: the bytes alone say whether it changed)."""
 
     path: Path
     new: bytes
     expected: bytes
+    stamp: FileStamp | None = None
 
 
 @dataclass
@@ -262,24 +304,30 @@ class _Prepared:
     target: Path  # the file itself: a symlink's target, never the link
     temporary: Path | None  # None: written in place (hard links, or an owner to keep)
     mode: int
+    kept: Kept | None = None  # what the file carries besides its bytes, for in place
 
 
 def write_all(writes: Sequence[Write]) -> dict[Path, str]:
     """Write every file, or none: {} when all were written, else why each was not.
 
-    First every new text goes to a temporary file next to its target (with the target's
-    permissions and, where allowed, owner); only when all are ready are they renamed
-    over their targets. A file with several hard links, or whose owner cannot be set on
-    a new file, is instead overwritten in place through its own inode, which keeps the
-    links and the owner. If a rename or write fails, the files already replaced get
-    their old bytes back. A symlink is never replaced: its target is written.
+    One staging step: every new text goes to a temporary file next to its target, with
+    the target's permissions (setuid and setgid bits included), owner and group where
+    allowed, and extended attributes (POSIX ACLs are some) where the platform has them
+    (`file_metadata`). Only when all are staged are they renamed over their targets, each
+    right after checking, through the one reader, that the target still holds the bytes
+    and the stamp it had when it was read: a file saved meanwhile (an editor, a formatter)
+    stops the run, and the files already renamed get their old bytes back. A file with
+    several hard links, or whose owner or attributes cannot be put on a new file, is
+    overwritten in place through its own inode instead (after the same check), which
+    keeps the links, owner and attributes. A symlink is never replaced: its target is
+    written.
     """
     prepared: list[_Prepared] = []
     try:
         try:
             for write in writes:
                 prepared.append(_prepare(write))
-        except OSError as err:
+        except (OSError, InputError) as err:
             return _all_failed(writes, writes[len(prepared)].path, _reason(err))
         # Ctrl-C or SIGTERM waits for the renames: cut halfway, the run would have written
         # some of its files and not others.
@@ -294,7 +342,7 @@ def _commit_all(writes: Sequence[Write], prepared: list[_Prepared]) -> dict[Path
     done: list[_Prepared] = []
     for item in prepared:
         try:
-            _commit(item, item.write.new)
+            _commit(item, item.write.new, verify=True)
         except OSError as err:
             for rest in prepared[len(done) + 1 :]:
                 _discard(rest)
@@ -302,11 +350,11 @@ def _commit_all(writes: Sequence[Write], prepared: list[_Prepared]) -> dict[Path
             errors = _all_failed(writes, item.write.path, _reason(err))
             for restored in reversed(done):
                 try:
-                    _commit(_prepare_restore(restored), restored.write.expected)
-                except OSError as undo:
+                    _commit(_prepare_restore(restored), restored.write.expected, verify=True)
+                except (OSError, InputError) as undo:
                     errors[restored.write.path] = (
-                        f"written, but {item.write.path} could not be, and restoring this "
-                        f"file failed too ({_reason(undo)}): it holds the migrated text"
+                        f"written, but {shown(item.write.path)} could not be, and restoring "
+                        f"this file failed too ({_reason(undo)}): it holds the migrated text"
                     )
             return errors
         done.append(item)
@@ -316,24 +364,27 @@ def _commit_all(writes: Sequence[Write], prepared: list[_Prepared]) -> dict[Path
 def write_atomically(path: Path, new: bytes, expected: bytes) -> None:
     """Write one file as `write_all` does; raise the OSError that stopped it
     (FileChangedError when the file was edited meanwhile), leaving the file as it was."""
-    item = _prepare(Write(path, new, expected))
     try:
-        _commit(item, new)
+        item = _prepare(Write(path, new, expected))
+    except InputError as err:
+        raise FileChangedError(f"{path}: {err}") from None
+    try:
+        _commit(item, new, verify=True)
     except OSError:
         _discard(item)
         raise
 
 
-def _reason(err: OSError) -> str:
-    if isinstance(err, FileChangedError):
-        return str(err)
-    where = f" ({err.filename})" if err.filename else ""
+def _reason(err: OSError | InputError) -> str:
+    if isinstance(err, (FileChangedError, InputError)):
+        return shown(err)
+    where = f" ({shown(err.filename)})" if err.filename else ""
     return f"{err.strerror or err}{where}"
 
 
 def _all_failed(writes: Sequence[Write], failed: Path, reason: str) -> dict[Path, str]:
     errors = {
-        w.path: f"not written: {failed} could not be written, and a run writes all "
+        w.path: f"not written: {shown(failed)} could not be written, and a run writes all "
         "its files or none"
         for w in writes
     }
@@ -341,66 +392,136 @@ def _all_failed(writes: Sequence[Write], failed: Path, reason: str) -> dict[Path
     return errors
 
 
+def _unchanged(write: Write, target: Path, *, moved: bool = False) -> None:
+    """Raise FileChangedError unless `target` holds what `write` expects, read through
+    the one reader (a file swapped for a FIFO or a link to /dev/zero is a change, found
+    without waiting or filling memory: at most one byte more than expected is read).
+    `moved`: the file was just renamed, which changes its ctime and nothing else."""
+    try:
+        now = read_file(target, limit=len(write.expected))
+    except InputError as err:  # grown past what was read, or no longer a regular file
+        detail = "it grew" if str(err).startswith("larger than") else str(err)
+        raise FileChangedError(
+            f"{shown(write.path)} changed on disk while it was being migrated ({detail})"
+        ) from None
+    stamp = write.stamp
+    if stamp is not None and moved:
+        stamp = replace(stamp, ctime_ns=now.stamp.ctime_ns)
+    if now.data != write.expected or (stamp is not None and now.stamp != stamp):
+        raise FileChangedError(f"{shown(write.path)} changed on disk while it was being migrated")
+
+
 def _prepare(write: Write) -> _Prepared:
     target = Path(os.path.realpath(write.path))
-    if target.read_bytes() != write.expected:
-        raise FileChangedError(f"{write.path} changed on disk while it was being migrated")
+    _unchanged(write, target)
     status = target.stat()
     mode = stat.S_IMODE(status.st_mode)
     if status.st_nlink > 1:
-        return _Prepared(write, target, None, mode)
-    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        return _Prepared(write, target, None, mode, kept_by(target))
+    # A short name: the target's own name may be near NAME_MAX already.
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=".acp-", suffix=".tmp")
     temporary = Path(name)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(write.new)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
-        mine = temporary.stat()
-        if (mine.st_uid, mine.st_gid) != (status.st_uid, status.st_gid):
-            try:
-                os.chown(temporary, status.st_uid, status.st_gid)
-            except (PermissionError, AttributeError):  # not allowed here: keep the inode
-                temporary.unlink()
-                return _Prepared(write, target, None, mode)
+        kept = kept_by(target)
+        if not _carry_over(status, temporary, kept):  # not allowed here: keep the inode
+            temporary.unlink()
+            return _Prepared(write, target, None, mode, kept)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    return _Prepared(write, target, temporary, mode)
+    return _Prepared(write, target, temporary, mode, kept)
+
+
+def _carry_over(status: os.stat_result, temporary: Path, kept: Kept) -> bool:
+    """Give `temporary` the owner, group, mode and extended attributes of the file of
+    `status`; False when any of them cannot be (the file is then written in place)."""
+    mine = temporary.stat()
+    if (mine.st_uid, mine.st_gid) != (status.st_uid, status.st_gid):
+        try:  # before chmod: changing the owner clears the setuid and setgid bits
+            os.chown(temporary, status.st_uid, status.st_gid)
+        except (PermissionError, AttributeError):
+            return False
+    os.chmod(temporary, stat.S_IMODE(status.st_mode))
+    if not apply_kept(temporary, kept):
+        return False
+    # The kernel drops a setgid bit silently when the group is not one of ours.
+    return stat.S_IMODE(temporary.stat().st_mode) == stat.S_IMODE(status.st_mode)
 
 
 def _prepare_restore(item: _Prepared) -> _Prepared:
     """How to put the old bytes back into a file `_commit` has written."""
     if item.temporary is None:
-        return item
+        return _Prepared(
+            Write(item.write.path, item.write.expected, item.write.new),
+            item.target,
+            None,
+            item.mode,
+            item.kept,
+        )
     restore = Write(item.write.path, item.write.expected, item.write.new)
     return _prepare(restore)
 
 
-def _commit(item: _Prepared, data: bytes) -> None:
-    if item.temporary is not None:
-        os.replace(item.temporary, item.target)
+def _commit(item: _Prepared, data: bytes, *, verify: bool) -> None:
+    """Put `data` in place: rename the staged file over the target, or overwrite the
+    target in place; with `verify`, only if the target is still as it was read.
+
+    The check and the rename cannot be one step; an edit saved between them would be
+    lost. Where the system can swap two names atomically (Linux `renameat2` with
+    RENAME_EXCHANGE), the file swapped out is checked again after the swap and, if it
+    changed in between, swapped back: the edit stands and the run fails."""
+    temporary = item.temporary
+    if temporary is None:
+        _write_in_place(item, data, verify=verify)
         return
-    _write_in_place(item.target, data)
+    if not verify:
+        os.replace(temporary, item.target)
+        return
+    _unchanged(item.write, item.target)
+    if not exchange(temporary, item.target):
+        os.replace(temporary, item.target)  # no atomic swap here: the check above stands
+        return
+    try:  # `temporary` now names the file that was the target
+        _unchanged(item.write, temporary, moved=True)
+    except FileChangedError:
+        exchange(temporary, item.target)  # the edited file back in its place
+        raise
+    temporary.unlink()
 
 
-def _write_in_place(target: Path, data: bytes) -> None:
+def _write_in_place(item: _Prepared, data: bytes, *, verify: bool) -> None:
     """Overwrite the file through its own inode (hard links and owner kept), leaving its
     old bytes or the new ones: the blocks the new text needs are reserved first, so a
     full disk stops the write before the first byte of the file changes, and a write
-    that still fails puts the old bytes back."""
+    that still fails puts the old bytes back. Mode bits and attributes that the kernel
+    clears on a write (setuid, setgid, file capabilities) are put back after it."""
+    target = item.target
+    if verify:
+        _unchanged(item.write, target)
     with target.open("r+b") as stream:
         fd = stream.fileno()
         old_size = os.fstat(fd).st_size
-        _reserve(target, fd, len(data), old_size)
         old = os.pread(fd, old_size, 0) if old_size else b""
+        if verify and old != item.write.expected:  # written between the check and open
+            raise FileChangedError(
+                f"{shown(item.write.path)} changed on disk while it was being migrated"
+            )
+        _reserve(target, fd, len(data), old_size)
         try:
             _overwrite(stream, data)
         except OSError:
             with contextlib.suppress(OSError):  # the reserved blocks hold the old bytes too
                 _overwrite(stream, old)
             raise
+    if stat.S_IMODE(target.stat().st_mode) != item.mode:
+        with contextlib.suppress(OSError):
+            os.chmod(target, item.mode)
+    if item.kept is not None:
+        apply_kept(target, item.kept, remove_others=False)
 
 
 def _overwrite(stream: BinaryIO, data: bytes) -> None:
@@ -426,7 +547,7 @@ def _reserve(target: Path, fd: int, size: int, old_size: int) -> None:
             raise
     except AttributeError:  # no posix_fallocate on this platform
         pass
-    handle, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".room")
+    handle, name = tempfile.mkstemp(dir=target.parent, prefix=".acp-", suffix=".room")
     try:
         with os.fdopen(handle, "wb") as scratch:
             scratch.write(bytes(size - old_size))

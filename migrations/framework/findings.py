@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from acp_schema.cli_output import shown
+
 Kind = Literal["change", "warning", "acknowledged"]
 
 
@@ -28,4 +30,4 @@ class Finding:
         return asdict(self)
 
     def format(self, path: str) -> str:
-        return f"{path}:{self.line}:{self.column}: {self.rule}: {self.message}"
+        return f"{path}:{self.line}:{self.column}: {self.rule}: {shown(self.message)}"

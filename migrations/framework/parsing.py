@@ -4,6 +4,8 @@ before libcst tries, and a parse error is placed where CPython places it."""
 from __future__ import annotations
 
 import ast
+import difflib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,3 +76,77 @@ def _syntax_error(python: PythonError | None, err: ParserSyntaxError) -> str:
     if isinstance(python, SyntaxError) and python.lineno is not None:
         return f"{python.msg} ({_where(python)})"
     return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
+
+
+# --- what libcst cannot take as it is -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a file's bytes were changed for libcst, so that they can be changed back.
+
+    Two things valid Python may hold that libcst mishandles: line ends that are all bare
+    CRs (it drops the last one), and form feeds in a line's indentation (CPython starts
+    counting the indentation again after one; libcst refuses the file, or drops the form
+    feed). The parser gets `\\n` line ends and indentation without form feeds; `restore`
+    puts both back into the migrated text.
+    """
+
+    cr_only: bool = False
+    # 0-based line number -> the bytes taken from the start of that line (up to and
+    # including its last form feed)
+    prefixes: tuple[tuple[int, bytes], ...] = ()
+
+
+def for_parser(data: bytes) -> tuple[bytes, Layout]:
+    """`data` as libcst takes it, and how it was changed."""
+    cr_only = b"\r" in data and b"\n" not in data
+    text = data.replace(b"\r", b"\n") if cr_only else data
+    if b"\f" not in text:
+        return text, Layout(cr_only)
+    lines = text.split(b"\n")
+    prefixes = []
+    for number, line in enumerate(lines):
+        indentation = line[: len(line) - len(line.lstrip(b" \t\f"))]
+        cut = indentation.rfind(b"\f") + 1
+        if cut:
+            prefixes.append((number, line[:cut]))
+            lines[number] = line[cut:]
+    return b"\n".join(lines), Layout(cr_only, tuple(prefixes))
+
+
+def restore(new: bytes, parsed: bytes, layout: Layout) -> bytes | None:
+    """The migrated text `new` (of the parsed text `parsed`) with the layout of the
+    original file; None when the form feeds cannot be put back for sure, and the file
+    must be left as it is.
+
+    A form feed goes back at the start of the line it was taken from, or, where the
+    migration rewrote that line, of the first line that replaced it. Indentation before a
+    form feed does not count for CPython, so either place means the same code; that is
+    checked (the syntax trees with and without the form feeds must be equal)."""
+    if layout.prefixes:
+        old_lines = parsed.split(b"\n")
+        new_lines = new.split(b"\n")
+        matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+        where: dict[int, int] = {}
+        for _, i1, i2, j1, j2 in matcher.get_opcodes():
+            for k in range(i2 - i1):  # equal lines map one to one; others to the first
+                where[i1 + k] = j1 + min(k, max(j2 - j1 - 1, 0)) if j2 > j1 else j1
+        for number, prefix in sorted(layout.prefixes, reverse=True):
+            line = where.get(number)
+            if line is None or line >= len(new_lines):
+                return None
+            new_lines[line] = prefix + new_lines[line]
+        restored = b"\n".join(new_lines)
+        if not _same_code(new, restored):
+            return None
+        new = restored
+    return new.replace(b"\n", b"\r") if layout.cr_only else new
+
+
+def _same_code(plain: bytes, with_form_feeds: bytes) -> bool:
+    try:
+        trees = [ast.dump(ast.parse(text)) for text in (plain, with_form_feeds)]
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return trees[0] == trees[1]

@@ -26,12 +26,19 @@ class WorkerPool(Generic[R]):
         self.executor: ProcessPoolExecutor | None = None
 
     def __enter__(self: PoolT) -> PoolT:
-        if self.jobs > 1:
+        return self  # the workers start with the first map that needs them
+
+    def _workers(self, calls: int) -> ProcessPoolExecutor | None:
+        """The executor for `calls` calls, started on their first need (None: they run
+        in this process, too few to keep every worker busy)."""
+        if self.jobs < 2 or calls < MIN_FILES_PER_WORKER * self.jobs:
+            return None
+        if self.executor is None:
             # Ctrl-C reaches the workers too; only the parent reports it.
             self.executor = ProcessPoolExecutor(
                 max_workers=self.jobs, initializer=ignore_interrupts
             )
-        return self
+        return self.executor
 
     def __exit__(self, *exc: object) -> None:
         if self.executor is not None:
@@ -46,7 +53,8 @@ class WorkerPool(Generic[R]):
     ) -> list[R]:
         """`work(*call)` for each call, in order; `crashed(call, error)` stands for the
         result of a call whose worker died."""
-        if self.executor is None or len(calls) < MIN_FILES_PER_WORKER * self.jobs:
+        executor = self._workers(len(calls))
+        if executor is None:
             out = []
             for call in calls:
                 out.append(work(*call))
@@ -54,7 +62,7 @@ class WorkerPool(Generic[R]):
                     tick()
             return out
         futures: list[tuple[tuple[Any, ...], Future[R]]] = [
-            (call, self.executor.submit(work, *call)) for call in calls
+            (call, executor.submit(work, *call)) for call in calls
         ]
         out = []
         for call, future in futures:

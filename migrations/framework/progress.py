@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
+from acp_schema.cli_output import write_raw
+
 
 class ProgressBar:
     """A one-line text bar on a terminal, redrawn at most ten times a second."""
@@ -23,9 +25,9 @@ class ProgressBar:
         self.last = now
         filled = self.WIDTH * done // total if total else self.WIDTH
         bar = "#" * filled + "-" * (self.WIDTH - filled)
-        self.stream.write(f"\r[{bar}] {done}/{total} files")
+        write_raw(self.stream, f"\r[{bar}] {done}/{total} files")
         self.stream.flush()
 
     def clear(self) -> None:
-        self.stream.write("\r" + " " * (self.WIDTH + 30) + "\r")
+        write_raw(self.stream, "\r" + " " * (self.WIDTH + 30) + "\r")
         self.stream.flush()

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from acp_schema._input import InputError, read_bytes
+
 DEFAULT_BINDINGS = ("acp_schema.v1", "acp_schema.v2")
 
 CHUNK_CLASS = "SessionMessageChunk"
@@ -142,7 +144,10 @@ def defined_names(module: str) -> frozenset[str] | None:
         for location in spec.submodule_search_locations:
             names.update(p.stem for p in Path(location).glob("*.py"))
             names.update(p.name for p in Path(location).iterdir() if p.is_dir())
-    tree = ast.parse(Path(spec.origin).read_bytes())
+    try:  # the one reader: a module that is a FIFO or a link to /dev/zero is no module
+        tree = ast.parse(read_bytes(spec.origin))
+    except (OSError, InputError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
     for node in tree.body:
         # A literal `__all__` names what the module exports, also what it binds only on
         # first use (the generated packages load their models through `__getattr__`).

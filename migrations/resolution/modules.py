@@ -22,6 +22,7 @@ are identifiers make a name.
 from __future__ import annotations
 
 import configparser
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -140,7 +141,17 @@ def _project_roots(project: Path) -> tuple[tuple[Path, str], ...]:
         roots.append((project / "src", ""))
     roots.extend(_pyproject_roots(project))
     roots.extend(_setup_cfg_roots(project))
-    return tuple(dict.fromkeys((d.resolve(), p) for d, p in roots))
+    real = [(_real(d), p) for d, p in roots]
+    return tuple(dict.fromkeys((d, p) for d, p in real if d is not None))
+
+
+def _real(directory: Path) -> Path | None:
+    """`directory` with its symlinks resolved; None for what cannot name a directory (a
+    NUL in a name a project file gave, a symlink loop): a root no file can be under."""
+    try:
+        return Path(os.path.realpath(directory, strict=False))
+    except (ValueError, OSError, RuntimeError):
+        return None
 
 
 def _pyproject_roots(project: Path) -> list[tuple[Path, str]]:
@@ -160,7 +171,7 @@ def _pyproject_roots(project: Path) -> list[tuple[Path, str]]:
     if isinstance(sources, dict):
         roots += [(project / d, str(p).replace("/", ".")) for d, p in sources.items()]
     roots += [(project / d, "") for d in _strings(sources)]
-    for entry in _table(tool, "poetry").get("packages", []) or []:
+    for entry in _list(_table(tool, "poetry").get("packages")):
         if isinstance(entry, dict) and isinstance(entry.get("from"), str):
             roots.append((project / entry["from"], ""))
     pdm_dir = _table(_table(tool, "pdm"), "build").get("package-dir")
@@ -205,6 +216,11 @@ def _toml(path: Path) -> dict[str, Any]:
 def _table(data: object, key: str) -> dict[str, Any]:
     value = data.get(key) if isinstance(data, dict) else None
     return value if isinstance(value, dict) else {}
+
+
+def _list(value: object) -> list[Any]:
+    """A TOML value that should be an array; anything else (`packages = 5`) holds none."""
+    return value if isinstance(value, list) else []
 
 
 def _strings(value: object) -> list[str]:

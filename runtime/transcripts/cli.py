@@ -14,9 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from enum import Enum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
@@ -30,8 +29,11 @@ from acp_schema.cli_common import (
     os_reason,
     usage_handler,
 )
+from acp_schema.cli_output import printable
+from acp_schema.cli_output import shown as one_line
 
 from .show_input import add_arguments, show_input
+from .show_spill import Record, Shown, Spill
 
 if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
@@ -107,7 +109,7 @@ def _show(args: argparse.Namespace) -> int:
                 output.bad_line(number, str(error))
                 continue
             if entry is not None:
-                progress.touched(entry)
+                progress.touched(entry, len(line))
     progress.finish()
     output.links(store)
     if stopped is not None:
@@ -132,7 +134,9 @@ class Progress:
 
     Once printed, a message's content is kept only as far as its second printing could
     need it (`Shown`: its text, or its JSON), and out of memory (`Spill`); the store lets
-    go of the blocks. So memory grows with the number of messages, not with their content.
+    go of the blocks. A message still open (or printed and growing again) whose updates
+    pass `PARK_BYTES` has what it holds spilled too, and is printed from the spill part by
+    part. So memory grows with the number of messages, not with their content.
     """
 
     def __init__(self, output: Output, store: TranscriptStore) -> None:
@@ -144,9 +148,12 @@ class Progress:
         # Per transcript, the printed message its latest update was for: when the
         # transcript moves on, what that message received since is spilled too.
         self.refreshing: dict[str, MessageEntry] = {}
+        self.parked: dict[MessageEntry, int] = {}  # open messages spilled before printing
+        self.held: dict[MessageEntry, int] = {}  # bytes of updates since the last spill
         self.spill = Spill()
 
-    def touched(self, entry: MessageEntry) -> None:
+    def touched(self, entry: MessageEntry, size: int = 0) -> None:
+        """`entry` was updated by a line of `size` bytes."""
         refreshed = self.refreshing.get(entry.session_id)
         if refreshed is not None and refreshed is not entry:
             del self.refreshing[entry.session_id]
@@ -154,141 +161,75 @@ class Progress:
         if entry in self.printed:
             self.changed[entry] = None
             self.refreshing[entry.session_id] = entry
+            if self._grown(entry, size):
+                self._spill_since(entry)
             return
         current = self.open.get(entry.session_id)
         if current is not entry:
             if current is not None:
                 self._print(current)
             self.open[entry.session_id] = entry
+        if self._grown(entry, size):
+            self.parked[entry] = self._spill_part(entry, self.parked.get(entry))
+
+    def _grown(self, entry: MessageEntry, size: int) -> bool:
+        """Whether `entry` took more than `PARK_BYTES` of updates since its last spill."""
+        held = self.held.get(entry, 0) + size
+        self.held[entry] = 0 if held > PARK_BYTES else held
+        return held > PARK_BYTES
 
     def _print(self, entry: MessageEntry) -> None:
-        shown = self.output.message(entry, updated=False, shown=None)
-        self.printed[entry] = self.spill.put(shown, previous=None, replaced=True)
+        self.held.pop(entry, None)
+        parked = self.parked.pop(entry, None)
+        if parked is None:
+            shown = self.output.message(entry, updated=False, shown=None)
+            self.printed[entry] = self.spill.put(shown, previous=None, replaced=True)
+            self.store.release_content(entry)
+            return
+        where = self._spill_part(entry, parked)
+        self._stream(entry, updated=False, where=where)
+        self.printed[entry] = where
+
+    def _stream(self, entry: MessageEntry, *, updated: bool, where: int) -> None:
+        """Print `entry` from its spilled records, the latest at `where`."""
+        self.output.streamed(entry, updated=updated, parts=lambda: self.spill.parts(where))
+
+    def _spill_part(self, entry: MessageEntry, last: int | None) -> int:
+        """Spill what `entry` holds as a record after `last` (None: its first), let the
+        store go of it, and return where the record is."""
+        replaced = last is None or entry.replaced_since_release
+        text_end, previous_is_text = ("", True) if replaced else self.spill.tail(last or 0)
+        part = self.output.part(entry, text_end, previous_is_text)
+        where = self.spill.put(part, previous=last, replaced=replaced)
         self.store.release_content(entry)
+        return where
 
     def _spill_since(self, entry: MessageEntry) -> None:
         """Spill what a printed message received since its last record, as one more record
         chained to it (each part written once, however often the message comes back)."""
-        replaced = entry.replaced_since_release
-        if not (replaced or entry.content or entry.chunks):
+        self.held.pop(entry, None)
+        if not (entry.replaced_since_release or entry.content or entry.chunks):
             return  # only identity or `_meta` came: the store holds those
-        last = self.printed[entry]
-        text_end, previous_is_text = ("", True) if replaced else self.spill.tail(last)
-        part = self.output.part(entry, text_end, previous_is_text)
-        self.printed[entry] = self.spill.put(part, previous=last, replaced=replaced)
-        self.store.release_content(entry)
+        self.printed[entry] = self._spill_part(entry, self.printed[entry])
 
     def finish(self) -> None:
-        for entry in self.open.values():
-            self.output.message(entry, updated=False, shown=None)  # not printed again
+        for entry in self.open.values():  # not printed again: nothing more is kept
+            parked = self.parked.pop(entry, None)
+            if parked is None:
+                self.output.message(entry, updated=False, shown=None)
+                continue
+            self._stream(entry, updated=False, where=self._spill_part(entry, parked))
         self.open.clear()
         for entry in self.changed:
-            self.output.message(entry, updated=True, shown=self.spill.get(self.printed[entry]))
+            self._spill_since(entry)
+            self._stream(entry, updated=True, where=self.printed[entry])
             self.store.release_content(entry)  # the last printing: what is left is links
         self.spill.close()
 
 
-class Shown:
-    """What a printed message's second record needs of the content it was printed with,
-    which the store has let go of: the text as joined so far, and for JSON output the
-    content blocks and chunk `_meta`s as JSON array items (each `None` for text output)."""
-
-    __slots__ = ("blocks_json", "chunks_json", "previous_is_text", "text")
-
-    def __init__(
-        self,
-        text: str,
-        previous_is_text: bool,
-        blocks_json: str | None = None,
-        chunks_json: str | None = None,
-    ) -> None:
-        self.text = text
-        self.previous_is_text = previous_is_text
-        self.blocks_json = blocks_json
-        self.chunks_json = chunks_json
-
-
-class Spill:
-    """`Shown` records kept out of memory until a second printing reads them back: an
-    anonymous temporary file (gone when closed, or when the process ends), made on first
-    use. Each record is its length (8 bytes) and a JSON array (ASCII: any text goes): a
-    part of a message's content (text, blocks, chunks), whether that part starts afresh
-    (its first printing, or a snapshot since), where the message's previous record is,
-    and the last character of the message's text so far (to join the next part)."""
-
-    _LENGTH = 8
-
-    def __init__(self) -> None:
-        self._file: IO[bytes] | None = None
-        self._end = 0
-
-    def put(self, part: Shown, *, previous: int | None, replaced: bool) -> int:
-        """Write a record after `previous` (None: the first); returns where it is."""
-        if self._file is None:
-            import tempfile
-
-            self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
-        text_end = part.text[-1:]
-        if not text_end and not replaced and previous is not None:
-            text_end = self.tail(previous)[0]
-        fields = [
-            part.text,
-            part.previous_is_text,
-            part.blocks_json,
-            part.chunks_json,
-            replaced,
-            previous,
-            text_end,
-        ]
-        data = json.dumps(fields).encode()
-        where = self._end
-        self._file.seek(where)
-        self._file.write(len(data).to_bytes(self._LENGTH, "little") + data)
-        self._end = where + self._LENGTH + len(data)
-        return where
-
-    def _read(self, where: int) -> list[Any]:
-        assert self._file is not None  # a record was put
-        self._file.seek(where)
-        size = int.from_bytes(self._file.read(self._LENGTH), "little")
-        record: list[Any] = json.loads(self._file.read(size))
-        return record
-
-    def tail(self, where: int) -> tuple[str, bool]:
-        """The last character of the message's text so far, and whether its last block
-        is text, after the record at `where`."""
-        record = self._read(where)
-        return record[6], record[1]
-
-    def get(self, where: int) -> Shown:
-        """The message's content as its records have it, joined."""
-        texts: list[str] = []
-        blocks: list[str] = []
-        chunks: list[str] = []
-        latest = self._read(where)
-        record: list[Any] | None = latest
-        content_done = False
-        while record is not None:
-            text, _, blocks_json, chunks_json, replaced, previous, _ = record
-            if not content_done:
-                texts.append(text)
-                if blocks_json:
-                    blocks.append(blocks_json)
-                content_done = replaced
-            if chunks_json:
-                chunks.append(chunks_json)
-            record = None if previous is None else self._read(previous)
-        as_json = latest[2] is not None  # text output keeps no JSON
-        return Shown(
-            "".join(reversed(texts)),
-            latest[1],
-            ", ".join(reversed(blocks)) if as_json else None,
-            ", ".join(reversed(chunks)) if as_json else None,
-        )
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
+# An open message whose updates pass this many bytes is spilled before it is printed.
+PARK_BYTES = 4 * 1024 * 1024
+Parts = Callable[[], Iterator[tuple[bool, Record]]]
 
 
 def _content_text(entry: MessageEntry, shown: Shown | None) -> tuple[str, bool]:
@@ -319,6 +260,12 @@ class Output:
         text, previous_is_text = joined_text(entry.content, text_end, previous_is_text)
         return Shown(text[len(text_end) :], previous_is_text)
 
+    def streamed(self, entry: MessageEntry, *, updated: bool, parts: Parts) -> None:
+        """Print a message record whose content is in the spill: `parts()` gives its
+        records, oldest first, each with whether its text and blocks count; never
+        joined in memory."""
+        raise NotImplementedError
+
     def bad_line(self, number: int, problem: str) -> None:
         """Text output reports bad lines on stderr only."""
 
@@ -340,10 +287,24 @@ class Text(Output):
         head = f"{entry.session_id}/{entry.message_id}: {participants(entry)}{mark}"
         text, previous_is_text = _content_text(entry, shown)
         body = text.split("\n") if text else ["(no content)"]
-        lines = [printable(head), *(f"      {printable(line)}" for line in body)]
+        lines = [one_line(head), *(f"      {printable(line)}" for line in body)]
         self._write("\n".join(lines) + "\n")
         self.stream.flush()  # a record is whole: show it now, not when a buffer fills
         return Shown(text, previous_is_text)
+
+    def streamed(self, entry: MessageEntry, *, updated: bool, parts: Parts) -> None:
+        mark = "  (changed after it was shown)" if updated else ""
+        self._write(one_line(f"{entry.session_id}/{entry.message_id}: {participants(entry)}{mark}"))
+        self._write("\n")
+        started = False
+        for counts, record in parts():
+            if counts and record.text:
+                if not started:
+                    self._write("      ")
+                    started = True
+                self._write(printable(record.text).replace("\n", "\n      "))
+        self._write("\n" if started else "      (no content)\n")
+        self.stream.flush()
 
     def links(self, store: TranscriptStore) -> None:
         transcripts = store.transcripts()  # each holds a session message: a line or more
@@ -357,7 +318,7 @@ class Text(Output):
                 link = store.link(session_id, entry.message_id)
                 lines.append(f"  {entry.message_id}: {participants(entry)}  [{link}]")
                 lines.extend(f"      ! {conflict}" for conflict in entry.conflicts)
-                self._write("".join(f"{printable(line)}\n" for line in lines))
+                self._write("".join(f"{one_line(line)}\n" for line in lines))
                 lines.clear()
 
     def summary(self, store: TranscriptStore, bad: int, skipped: int, stopped: str | None) -> None:
@@ -407,6 +368,28 @@ class JsonLines(Output):
         part.chunks_json = ", ".join(dumps({"_meta": chunk.meta}) for chunk in entry.chunks)
         return part
 
+    def streamed(self, entry: MessageEntry, *, updated: bool, parts: Parts) -> None:
+        # The fields and their order of `message`, each array and the text in pieces.
+        head = {"record": "message", "updated": updated, **identity_fields(entry)}
+        self._write("{" + ", ".join(f"{dumps(key)}: {dumps(value)}" for key, value in head.items()))
+        self._write(', "text": "')
+        for counts, record in parts():
+            if counts and record.text:
+                self._write(dumps(record.text)[1:-1])
+        self._write('", "content": [')
+        self._items(record.blocks_json for counts, record in parts() if counts)
+        self._write(f'], "_meta": {dumps(entry.meta)}, "chunks": [')
+        self._items(record.chunks_json for _, record in parts())
+        self._write("]}\n")
+        self.stream.flush()
+
+    def _items(self, pieces: Iterable[str | None]) -> None:
+        first = True
+        for piece in pieces:
+            if piece:
+                self._write(piece if first else f", {piece}")
+                first = False
+
     def bad_line(self, number: int, problem: str) -> None:
         self._write(dumps({"record": "badLine", "line": number, "problem": problem}) + "\n")
 
@@ -441,22 +424,6 @@ class JsonLines(Output):
 
 
 # --- presentation ------------------------------------------------------------------------
-
-# C0 and C1 controls but tab and line feed (a line feed splits lines before escaping; one
-# left in an ID is escaped too), plus the invisible marks that reorder text on screen.
-_UNPRINTABLE = re.compile(
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
-)
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def printable(text: str) -> str:
-    """`text` with control characters written as `\\x1b` / `\\u202e` escapes."""
-    return text if _UNPRINTABLE.search(text) is None else _UNPRINTABLE.sub(_escape, text)
 
 
 def dumps(value: Any) -> str:
