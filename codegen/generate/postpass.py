@@ -295,34 +295,63 @@ def _is_pass(statement: cst.CSTNode) -> bool:
     )
 
 
+def _import_from(code: str) -> cst.ImportFrom:
+    statement = cst.parse_statement(code)  # fixed code, no schema text
+    assert isinstance(statement, cst.SimpleStatementLine)
+    node = statement.body[0]
+    assert isinstance(node, cst.ImportFrom)
+    return node
+
+
+_RUNTIME_IMPORT = _import_from(
+    f"from {RUNTIME_MODULE} import MISSING, DefaultOnError, DefaultOnNull, JsonInteger, "
+    "SkipInvalidItems, TagDispatch, WireEnum"
+)
+# What the post-pass's own code uses, by the name whose import shows it is there.
+_OWN_IMPORTS = (
+    (RUNTIME_MODULE, _RUNTIME_IMPORT),
+    ("Self", _import_from("from typing_extensions import Self")),
+    ("Annotated", _import_from("from typing import Annotated")),
+)
+_UNION_IMPORT = ("Union", _import_from("from typing import Union"))  # for forward references
+
+
+def _is_import(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )
+
+
 class _Finisher(cst.CSTTransformer):
     def __init__(
-        self, plan: PostpassPlan, field_names: Mapping[str, Mapping[str, str]] | None = None
+        self,
+        plan: PostpassPlan,
+        field_names: Mapping[str, Mapping[str, str]] | None = None,
+        positions: Mapping[str, int] | None = None,
     ) -> None:
         super().__init__()
         self.plan = plan
+        self.positions = positions or {}  # top-level name -> index of its statement
         self.field_names = field_names or {}
         self.class_stack: list[str] = []
         self.fields: list[list[tuple[str, str, cst.BaseExpression]]] = []
+        self.imported: set[str] = set()  # RUNTIME_MODULE and the names imported
+        self.needs_union = False
 
     # -- imports -------------------------------------------------------------------------
     def leave_ImportFrom(
         self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
     ) -> cst.ImportFrom | cst.RemovalSentinel:
         module = cst.Module([]).code_for_node(updated_node.module) if updated_node.module else ""
+        if isinstance(updated_node.names, Sequence):
+            self.imported.update(n.evaluated_name for n in updated_node.names)
         if module == "enum":  # every enum derives from WireEnum instead
             return cst.RemovalSentinel.REMOVE
         if module == "pydantic.experimental.missing_sentinel":
-            names = (
-                "MISSING, DefaultOnError, DefaultOnNull, JsonInteger, SkipInvalidItems, "
-                "TagDispatch, WireEnum"
-            )
-            statement = cst.parse_statement(f"from {RUNTIME_MODULE} import {names}")
-            assert isinstance(statement, cst.SimpleStatementLine)
-            node = statement.body[0]
-            assert isinstance(node, cst.ImportFrom)
-            return node
+            self.imported.add(RUNTIME_MODULE)
+            return _RUNTIME_IMPORT
         if module == "typing_extensions" and isinstance(updated_node.names, Sequence):
+            self.imported.add("Self")
             aliases = list(updated_node.names)
             present = {n.name.value for n in aliases if isinstance(n.name, cst.Name)}
             if "Self" not in present:
@@ -330,6 +359,22 @@ class _Finisher(cst.CSTTransformer):
                 aliases = [n.with_changes(comma=cst.MaybeSentinel.DEFAULT) for n in aliases]
                 return updated_node.with_changes(names=aliases)
         return updated_node
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        """The imports the post-pass's own code needs, where the generator's output had no
+        import to extend: a module without optional fields has no MISSING import (so no
+        runtime one), one without `typing_extensions` names no `Self` for the builders, one
+        without `Annotated` none for the markers."""
+        own = [*_OWN_IMPORTS, *([_UNION_IMPORT] if self.needs_union else [])]
+        needed = [statement for name, statement in own if name not in self.imported]
+        if not needed:
+            return updated_node
+        body = list(updated_node.body)
+        at = 0  # after the generator's leading imports (`from __future__` must stay first)
+        while at < len(body) and _is_import(body[at]):
+            at += 1
+        lines = [cst.SimpleStatementLine([statement]) for statement in needed]
+        return updated_node.with_changes(body=[*body[:at], *lines, *body[at:]])
 
     # -- pruning -------------------------------------------------------------------------
     # The edits are made in leave_* from whole statements, so the visitor need not walk
@@ -453,10 +498,9 @@ class _Finisher(cst.CSTTransformer):
             args = [call.args[0], call.args[1].with_changes(value=_with_json_integer(value))]
             return updated_node.with_changes(value=call.with_changes(args=[*args, *call.args[2:]]))
         union = self.plan.unions[target.value]
+        union_type = self._union_type(union, call.args[1].value, self.positions.get(target.value))
         return updated_node.with_changes(
-            value=call.with_changes(
-                args=[call.args[0], cst.Arg(self._union_type(union, call.args[1].value))]
-            )
+            value=call.with_changes(args=[call.args[0], cst.Arg(union_type)])
         )
 
     def _tag_field(self, union: TaggedUnion) -> str:
@@ -468,9 +512,15 @@ class _Finisher(cst.CSTTransformer):
                 return name
         return union.tag_field
 
-    def _union_type(self, union: TaggedUnion, old: cst.BaseExpression) -> cst.BaseExpression:
+    def _union_type(
+        self, union: TaggedUnion, old: cst.BaseExpression, position: int | None = None
+    ) -> cst.BaseExpression:
         """`Annotated[A | B | Other, TagDispatch(...)]`: the plain union for type checkers,
-        the dispatch for pydantic; other metadata (the description) is kept."""
+        the dispatch for pydantic; other metadata (the description) is kept.
+
+        A union defined before one of its members (a recursive union: the member holds
+        the union) names that member as a string, `Union[A, "B"]`, and gives TagDispatch
+        functions that return the classes, called once the module has defined them."""
         kept = [
             cst.Module([]).code_for_node(part.slice.value)
             for part in (_annotated_parts(old) or [])[1:]
@@ -479,15 +529,23 @@ class _Finisher(cst.CSTTransformer):
         members = [*dict.fromkeys(union.variants.values())]
         if union.other:
             members.append(union.other)
+        later = {
+            m for m in members if position is not None and self.positions.get(m, -1) > position
+        }
         table = ", ".join(f"{_quoted(tag)}: {name}" for tag, name in union.variants.items())
-        other = f", other={union.other}" if union.other else ""
+        lazy = "lambda: " if later else ""
+        other = f", other={lazy}{union.other}" if union.other else ""
         dispatch = (
             f"TagDispatch({_quoted(union.tag_property)}, {_quoted(self._tag_field(union))}, "
-            f"{{{table}}}{other})"
+            f"{lazy}{{{table}}}{other})"
         )
-        return cst.parse_expression(
-            f"Annotated[{' | '.join(members)}, {', '.join([dispatch, *kept])}]"
-        )
+        if later:
+            self.needs_union = True  # imported in leave_Module if the generator did not
+            listed = ", ".join(_quoted(m) if m in later else m for m in members)
+            plain = f"Union[{listed}]"
+        else:
+            plain = " | ".join(members)
+        return cst.parse_expression(f"Annotated[{plain}, {', '.join([dispatch, *kept])}]")
 
 
 def _field_names(module: cst.Module) -> dict[str, dict[str, str]]:
@@ -521,18 +579,18 @@ class FinishedModule:
     names: frozenset[str]  # the classes and aliases it defines at top level
 
 
+def _defines(statement: cst.CSTNode) -> Iterator[str]:
+    """The top-level names a statement of the module defines (a class, an alias)."""
+    if isinstance(statement, cst.ClassDef):
+        yield statement.name.value
+    elif isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                yield from (t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+
+
 def _top_level_names(module: cst.Module) -> frozenset[str]:
-    names: set[str] = set()
-    for statement in module.body:
-        if isinstance(statement, cst.ClassDef):
-            names.add(statement.name.value)
-        elif isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign):
-                    names.update(
-                        t.target.value for t in small.targets if isinstance(t.target, cst.Name)
-                    )
-    return frozenset(names)
+    return frozenset(name for statement in module.body for name in _defines(statement))
 
 
 def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
@@ -540,7 +598,8 @@ def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
     at hand: reading them from the formatted text took another whole-module parse."""
     with _collector_paused():
         module = cst.parse_module(source)
-        done = module.visit(_Finisher(plan, _field_names(module)))
+        positions = {name: i for i, st in enumerate(module.body) for name in _defines(st)}
+        done = module.visit(_Finisher(plan, _field_names(module), positions))
         return FinishedModule(done.code, _top_level_names(done))
 
 
