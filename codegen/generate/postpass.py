@@ -209,7 +209,22 @@ def _nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def _holds_int(annotation: cst.BaseExpression) -> bool:
-    return any(_is_name(node, "int") for node in _nodes(annotation))
+    """Whether a type holds an `int`, or a `Literal` of numbers or booleans: `JsonInteger`
+    makes both compare as JSON Schema does (`true` is not 1)."""
+    return any(
+        _is_name(node, "int") or (_is_subscript_of(node, "Literal") and _literal_of_values(node))
+        for node in _nodes(annotation)
+    )
+
+
+def _literal_of_values(literal: cst.CSTNode) -> bool:
+    """A `Literal[...]` with an element other than a string."""
+    assert isinstance(literal, cst.Subscript)
+    return any(
+        isinstance(element.slice, cst.Index)
+        and not isinstance(element.slice.value, (cst.SimpleString, cst.ConcatenatedString))
+        for element in literal.slice
+    )
 
 
 _JSON_INTEGER = cst.SubscriptElement(cst.Index(cst.parse_expression("JsonInteger()")))
