@@ -55,8 +55,10 @@ def _quoted(text: str) -> str:
     """A string from the schema as a Python literal: `repr` escapes quotes, backslashes,
     newlines and NULs, so schema text is never read as code. Double quotes where that
     needs no escaping, as ruff would write it."""
-    plain = text.isprintable() and '"' not in text and "\\" not in text
-    return f'"{text}"' if plain else repr(text)
+    literal = repr(text)
+    if literal[0] == "'" and '"' not in text:  # no quote inside needed escaping
+        return f'"{literal[1:-1]}"'
+    return literal
 
 
 # Node tests by isinstance rather than libcst.matchers: importing the matchers module alone
