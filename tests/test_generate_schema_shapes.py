@@ -42,6 +42,22 @@ SHAPES: dict[str, tuple[dict[str, Any], list[Any]]] = {
         with_method({"Value": {"type": ["integer", "null"], "enum": [1, "a", None, 2.0]}}),
         [1, None, 2],
     ),
+    # the generator makes an enum of a union of consts: as an `enum`, it is a Literal
+    "const_union": (
+        with_method(
+            {
+                "Value": {
+                    "oneOf": [
+                        {"const": 3, "title": "Three"},
+                        {"const": "x"},
+                        {"const": True},
+                        {"type": "string", "const": 5},  # its own type rules 5 out
+                    ]
+                }
+            }
+        ),
+        [3, "x", True],
+    ),
     "consts": (
         with_method(
             {
@@ -214,6 +230,7 @@ def test_the_generated_packages_are_mypy_strict_clean(packages: dict[str, Genera
         ("integer_enum", [True, 4, 1.5, "1"]),
         ("mixed_enum", ["1", 1.5, 2, [1]]),
         ("typed_mixed_enum", ["a", True]),
+        ("const_union", [5, 1, "3"]),
         ("backslash_tags", [{"kind": "tag\b"}, {"kind": "end"}]),
     ],
 )

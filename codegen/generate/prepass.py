@@ -264,6 +264,39 @@ def _plain_value(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+_CONST_MEMBER_KEYS = frozenset({"const", "type", "title", "description", "$comment"})
+
+
+def _const_unions_as_enums(schema: JSON) -> None:
+    """`anyOf`/`oneOf` of nothing but consts, one of them no string, is that enum: the
+    generator would make a Python enum of it (an `IntEnum` it leaves undefined, or `1` and
+    `true` as one member); as an `enum` it becomes a `Literal` (`_literal_enums`). A const
+    its member's own `type` rules out is no value of the union."""
+    for _, node in list(iter_subschemas(schema)):
+        key = _union_key(node)
+        members = node.get(key) if key is not None else None
+        if (
+            not members
+            or "enum" in node
+            or "const" in node
+            or not all(
+                isinstance(m, dict) and "const" in m and set(m) <= _CONST_MEMBER_KEYS
+                for m in members
+            )
+        ):
+            continue
+        values = [
+            m["const"]
+            for m in members
+            if _allowed(_json_kind(_plain_value(m["const"])), m.get("type"))
+        ]
+        if all(isinstance(v, str) for v in values):
+            continue  # a string enum class, as the generator makes it
+        assert key is not None
+        del node[key]
+        node["enum"] = values
+
+
 def _literal_enums(schema: JSON) -> None:
     """An `enum` with a value other than a string becomes a `Literal` (the generator's
     `x-enum-field-as-literal`): a Python enum cannot hold both `1` and `true` (they are
@@ -371,6 +404,7 @@ class _Prepass:
         _drop_switched_off(self.schema)
         _bound_integer_formats(self.schema)
         _drop_property_defaults(self.schema)
+        _const_unions_as_enums(self.schema)
         _literal_enums(self.schema)
         for name in list(self.defs):
             self.dispatch_by_method(name)
