@@ -181,6 +181,30 @@ SHAPES: dict[str, tuple[dict[str, Any], list[Any]]] = {
         with_method({"Value": {"oneOf": [tagged("k\\", "a"), tagged("k\\", "b\\n")]}}),
         [{"k\\": "a"}, {"k\\": "b\\n"}],
     ),
+    "closed_object": (
+        with_method(
+            {
+                "Value": {
+                    "type": "object",
+                    "properties": {"a": {"type": "string"}},
+                    "additionalProperties": False,
+                }
+            }
+        ),
+        [{"a": "x"}, {}],
+    ),
+    "typed_extras": (
+        with_method(
+            {
+                "Value": {
+                    "type": "object",
+                    "properties": {"a": {"type": "string"}},
+                    "additionalProperties": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                }
+            }
+        ),
+        [{"a": "x", "n": 1, "z": None}, {}],
+    ),
     "no_optional_field": (
         {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -231,6 +255,8 @@ def test_the_generated_packages_are_mypy_strict_clean(packages: dict[str, Genera
         ("mixed_enum", ["1", 1.5, 2, [1]]),
         ("typed_mixed_enum", ["a", True]),
         ("const_union", [5, 1, "3"]),
+        ("closed_object", [{"b": 1}, {"a": 1}]),
+        ("typed_extras", [{"n": "1"}, {"n": True}, {"n": 1.5}]),
         ("backslash_tags", [{"kind": "tag\b"}, {"kind": "end"}]),
     ],
 )

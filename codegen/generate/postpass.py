@@ -246,6 +246,18 @@ def _with_json_integer(annotation: cst.BaseExpression) -> cst.BaseExpression:
     return annotation.with_changes(slice=[*parts, marker])
 
 
+def _extra_values_checked(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    """`__pydantic_extra__: dict[str, T]` (the type of unknown keys' values): pydantic takes
+    no metadata on the dict itself, so `JsonInteger()` goes on `T`, and no builder."""
+    if not (_is_subscript_of(annotation, "dict") and isinstance(annotation, cst.Subscript)):
+        return annotation
+    key, value = annotation.slice
+    if not (isinstance(value.slice, cst.Index) and _holds_int(value.slice.value)):
+        return annotation
+    checked = value.with_changes(slice=cst.Index(_with_json_integer(value.slice.value)))
+    return annotation.with_changes(slice=[key, checked])
+
+
 def _bare_type(annotation: cst.BaseExpression) -> cst.BaseExpression:
     parts = _annotated_parts(annotation)
     if parts is None:
@@ -460,6 +472,12 @@ class _Finisher(cst.CSTTransformer):
         field_name = updated_node.target.value
         if field_name == "model_config":
             return updated_node
+        if field_name == "__pydantic_extra__":  # `additionalProperties: {schema}`
+            return updated_node.with_changes(
+                annotation=updated_node.annotation.with_changes(
+                    annotation=_extra_values_checked(updated_node.annotation.annotation)
+                )
+            )
         annotation = updated_node.annotation.annotation
         parts = _annotated_parts(annotation)
         wire_name = field_name
