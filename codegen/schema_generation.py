@@ -10,8 +10,10 @@ anything (docs/bindings.md, "What generate refuses").
   reason.
 * ``enum`` and ``const`` values: strings, integers (`2.0` counts), booleans and null. A
   fraction, an object or an array has no Python literal, and the generator would widen it
-  to any `float`, `dict` or `list`. An ``enum`` none of whose values has the schema's
-  ``type`` allows nothing, which no Python type says.
+  to any `float`, `dict` or `list`.
+* Places that allow nothing, which no Python type says: an ``enum`` that is empty or none
+  of whose values has the schema's ``type``, an ``anyOf``/``oneOf`` of nothing but
+  ``false``.
 """
 
 from __future__ import annotations
@@ -123,6 +125,25 @@ def _value_problems(pointer: str, schema: dict[str, Any]) -> list[Problem]:
     return out
 
 
+def _union_problems(pointer: str, schema: dict[str, Any]) -> list[Problem]:
+    out = []
+    for key in ("anyOf", "oneOf"):
+        members = schema.get(key)
+        if isinstance(members, list) and members and all(m is False for m in members):
+            out.append(
+                Problem(
+                    pointer,
+                    f"every {key} member is false: nothing is valid here, and no Python type "
+                    "says that; cannot be generated",
+                )
+            )
+    return out
+
+
 def check_generation(pointer: str, schema: dict[str, Any]) -> list[Problem]:
     """What in one subschema the bindings cannot hold faithfully (see the module)."""
-    return _pattern_problems(pointer, schema) + _value_problems(pointer, schema)
+    return (
+        _pattern_problems(pointer, schema)
+        + _value_problems(pointer, schema)
+        + _union_problems(pointer, schema)
+    )

@@ -135,13 +135,17 @@ SHAPES: dict[str, tuple[dict[str, Any], list[Any]]] = {
             {
                 "Value": {
                     "type": "object",
-                    "properties": {"any": ref("#/$defs/Anything"), "t": True},
+                    "properties": {
+                        "any": ref("#/$defs/Anything"),
+                        "t": True,
+                        "n": {"oneOf": [False, {"type": "integer"}, ref("#/$defs/Nothing")]},
+                    },
                 },
                 "Anything": True,
                 "Nothing": False,
             }
         ),
-        [{"any": [1, {"a": None}], "t": "x"}],
+        [{"any": [1, {"a": None}], "t": "x", "n": 2}],
     ),
     "escaped_and_inner_pointers": (
         with_method(
@@ -312,6 +316,10 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
     "object_const": (with_method({"Value": {"const": {"a": 1}}}), "#/$defs/Value: const value"),
     "array_in_enum": (with_method({"Value": {"enum": ["a", [1]]}}), "#/$defs/Value: enum value"),
     "empty_enum": (with_method({"Value": {"enum": []}}), "#/$defs/Value: an empty enum"),
+    "union_of_false": (
+        with_method({"Value": {"anyOf": [False]}}),
+        "#/$defs/Value: every anyOf member is false",
+    ),
     "enum_outside_its_type": (
         with_method({"Value": {"type": "integer", "enum": ["a"]}}),
         "#/$defs/Value: no enum value has the type",

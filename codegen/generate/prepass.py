@@ -264,6 +264,18 @@ def _plain_value(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+def _drop_false_members(schema: JSON) -> None:
+    """A `false` member of `anyOf`/`oneOf` matches nothing: the union is its other members
+    (the checks refused a union of nothing but `false`, which allows nothing)."""
+    for _, node in list(iter_subschemas(schema)):
+        for key in ("anyOf", "oneOf"):
+            members = node.get(key)
+            if isinstance(members, list) and False in members:
+                kept = [m for m in members if m is not False]
+                if kept:
+                    node[key] = kept
+
+
 _CONST_MEMBER_KEYS = frozenset({"const", "type", "title", "description", "$comment"})
 
 
@@ -404,6 +416,7 @@ class _Prepass:
         _drop_switched_off(self.schema)
         _bound_integer_formats(self.schema)
         _drop_property_defaults(self.schema)
+        _drop_false_members(self.schema)
         _const_unions_as_enums(self.schema)
         _literal_enums(self.schema)
         for name in list(self.defs):
