@@ -28,9 +28,15 @@ from typing import TypeGuard
 import libcst as cst
 from datamodel_code_generator.util import camel_to_snake
 
+from .module_level import (
+    RUNTIME_IMPORT,
+    RUNTIME_MODULE,
+    defines,
+    literal_of_values,
+    with_own_imports,
+)
 from .prepass import TaggedUnion
 
-RUNTIME_MODULE = "acp_schema._runtime"
 _DECODING_KEYS = {
     "x-deserialize-skip-invalid-items": "SkipInvalidItems",
     "x-deserialize-default-on-null": "DefaultOnNull",
@@ -214,18 +220,8 @@ def _holds_int(annotation: cst.BaseExpression) -> bool:
     """Whether a type holds an `int`, or a `Literal` of numbers or booleans: `JsonInteger`
     makes both compare as JSON Schema does (`true` is not 1)."""
     return any(
-        _is_name(node, "int") or (_is_subscript_of(node, "Literal") and _literal_of_values(node))
+        _is_name(node, "int") or (_is_subscript_of(node, "Literal") and literal_of_values(node))
         for node in _nodes(annotation)
-    )
-
-
-def _literal_of_values(literal: cst.CSTNode) -> bool:
-    """A `Literal[...]` with an element other than a string."""
-    assert isinstance(literal, cst.Subscript)
-    return any(
-        isinstance(element.slice, cst.Index)
-        and not isinstance(element.slice.value, (cst.SimpleString, cst.ConcatenatedString))
-        for element in literal.slice
     )
 
 
@@ -324,33 +320,6 @@ def _is_pass(statement: cst.CSTNode) -> bool:
     )
 
 
-def _import_from(code: str) -> cst.ImportFrom:
-    statement = cst.parse_statement(code)  # fixed code, no schema text
-    assert isinstance(statement, cst.SimpleStatementLine)
-    node = statement.body[0]
-    assert isinstance(node, cst.ImportFrom)
-    return node
-
-
-_RUNTIME_IMPORT = _import_from(
-    f"from {RUNTIME_MODULE} import MISSING, DefaultOnError, DefaultOnNull, JsonInteger, "
-    "SkipInvalidItems, TagDispatch, WireEnum"
-)
-# What the post-pass's own code uses, by the name whose import shows it is there.
-_OWN_IMPORTS = (
-    (RUNTIME_MODULE, _RUNTIME_IMPORT),
-    ("Self", _import_from("from typing_extensions import Self")),
-    ("Annotated", _import_from("from typing import Annotated")),
-)
-_UNION_IMPORT = ("Union", _import_from("from typing import Union"))  # for forward references
-
-
-def _is_import(statement: cst.CSTNode) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and all(
-        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
-    )
-
-
 class _Finisher(cst.CSTTransformer):
     def __init__(
         self,
@@ -378,7 +347,7 @@ class _Finisher(cst.CSTTransformer):
             return cst.RemovalSentinel.REMOVE
         if module == "pydantic.experimental.missing_sentinel":
             self.imported.add(RUNTIME_MODULE)
-            return _RUNTIME_IMPORT
+            return RUNTIME_IMPORT
         if module == "typing_extensions" and isinstance(updated_node.names, Sequence):
             self.imported.add("Self")
             aliases = list(updated_node.names)
@@ -390,20 +359,7 @@ class _Finisher(cst.CSTTransformer):
         return updated_node
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        """The imports the post-pass's own code needs, where the generator's output had no
-        import to extend: a module without optional fields has no MISSING import (so no
-        runtime one), one without `typing_extensions` names no `Self` for the builders, one
-        without `Annotated` none for the markers."""
-        own = [*_OWN_IMPORTS, *([_UNION_IMPORT] if self.needs_union else [])]
-        needed = [statement for name, statement in own if name not in self.imported]
-        if not needed:
-            return updated_node
-        body = list(updated_node.body)
-        at = 0  # after the generator's leading imports (`from __future__` must stay first)
-        while at < len(body) and _is_import(body[at]):
-            at += 1
-        lines = [cst.SimpleStatementLine([statement]) for statement in needed]
-        return updated_node.with_changes(body=[*body[:at], *lines, *body[at:]])
+        return with_own_imports(updated_node, self.imported, union=self.needs_union)
 
     # -- pruning -------------------------------------------------------------------------
     # The edits are made in leave_* from whole statements, so the visitor need not walk
@@ -614,18 +570,8 @@ class FinishedModule:
     names: frozenset[str]  # the classes and aliases it defines at top level
 
 
-def _defines(statement: cst.CSTNode) -> Iterator[str]:
-    """The top-level names a statement of the module defines (a class, an alias)."""
-    if isinstance(statement, cst.ClassDef):
-        yield statement.name.value
-    elif isinstance(statement, cst.SimpleStatementLine):
-        for small in statement.body:
-            if isinstance(small, cst.Assign):
-                yield from (t.target.value for t in small.targets if isinstance(t.target, cst.Name))
-
-
 def _top_level_names(module: cst.Module) -> frozenset[str]:
-    return frozenset(name for statement in module.body for name in _defines(statement))
+    return frozenset(name for statement in module.body for name in defines(statement))
 
 
 def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
@@ -633,7 +579,7 @@ def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
     at hand: reading them from the formatted text took another whole-module parse."""
     with _collector_paused():
         module = cst.parse_module(source)
-        positions = {name: i for i, st in enumerate(module.body) for name in _defines(st)}
+        positions = {name: i for i, st in enumerate(module.body) for name in defines(st)}
         done = module.visit(_Finisher(plan, _field_names(module), positions))
         return FinishedModule(done.code, _top_level_names(done))
 

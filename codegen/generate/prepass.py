@@ -38,6 +38,7 @@ from datamodel_code_generator.util import camel_to_snake
 from ..class_names import class_name, pascal
 from ..schema_refs import DEFINITION_KEYS, Unresolvable, ref_target, resolve_ref
 from ..schema_walk import DECODING_KEYWORDS, iter_subschemas
+from .value_rewrites import rewrite_values
 
 JSON = dict[str, Any]
 
@@ -243,95 +244,6 @@ def _params_variants(params: Any) -> list[str]:
     return refs
 
 
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return "integer"
-    return {float: "number", str: "string", list: "array"}.get(type(value), "object")
-
-
-def _allowed(kind: str, types: Any) -> bool:
-    """Whether a value of JSON kind `kind` has one of the schema's `type`s (any without)."""
-    listed = types if isinstance(types, list) else [types] if isinstance(types, str) else None
-    return listed is None or kind in listed or (kind == "integer" and "number" in listed)
-
-
-def _plain_value(value: Any) -> Any:
-    """An integral float (`2.0`) as the integer JSON Schema counts it as."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-def _drop_false_members(schema: JSON) -> None:
-    """A `false` member of `anyOf`/`oneOf` matches nothing: the union is its other members
-    (the checks refused a union of nothing but `false`, which allows nothing)."""
-    for _, node in list(iter_subschemas(schema)):
-        for key in ("anyOf", "oneOf"):
-            members = node.get(key)
-            if isinstance(members, list) and False in members:
-                kept = [m for m in members if m is not False]
-                if kept:
-                    node[key] = kept
-
-
-_CONST_MEMBER_KEYS = frozenset({"const", "type", "title", "description", "$comment"})
-
-
-def _const_unions_as_enums(schema: JSON) -> None:
-    """`anyOf`/`oneOf` of nothing but consts, one of them no string, is that enum: the
-    generator would make a Python enum of it (an `IntEnum` it leaves undefined, or `1` and
-    `true` as one member); as an `enum` it becomes a `Literal` (`_literal_enums`). A const
-    its member's own `type` rules out is no value of the union."""
-    for _, node in list(iter_subschemas(schema)):
-        key = _union_key(node)
-        members = node.get(key) if key is not None else None
-        if (
-            not members
-            or "enum" in node
-            or "const" in node
-            or not all(
-                isinstance(m, dict) and "const" in m and set(m) <= _CONST_MEMBER_KEYS
-                for m in members
-            )
-        ):
-            continue
-        values = [
-            m["const"]
-            for m in members
-            if _allowed(_json_kind(_plain_value(m["const"])), m.get("type"))
-        ]
-        if all(isinstance(v, str) for v in values):
-            continue  # a string enum class, as the generator makes it
-        assert key is not None
-        del node[key]
-        node["enum"] = values
-
-
-def _literal_enums(schema: JSON) -> None:
-    """An `enum` with a value other than a string becomes a `Literal` (the generator's
-    `x-enum-field-as-literal`): a Python enum cannot hold both `1` and `true` (they are
-    equal in Python), and a string-only enum keeps its class. Values the schema's `type`
-    rules out go (no value of them is valid); integral floats are their integers. The
-    checks refused enum values the bindings cannot hold (`schema_generation`)."""
-    for _, node in list(iter_subschemas(schema)):
-        if "const" in node:
-            node["const"] = _plain_value(node["const"])
-        values = node.get("enum")
-        if not isinstance(values, list) or all(isinstance(v, str) for v in values):
-            continue
-        kept: list[Any] = []
-        for value in map(_plain_value, values):
-            if _allowed(_json_kind(value), node.get("type")) and not any(
-                _json_kind(value) == _json_kind(k) and value == k for k in kept
-            ):
-                kept.append(value)
-        node["enum"] = kept
-        if not all(isinstance(v, str) for v in kept):
-            node["x-enum-field-as-literal"] = True
-
-
 def _drop_property_defaults(schema: JSON) -> None:
     """Omitted stays omitted: a property's schema `default` says how a receiver reads an
     omitted key, but filling it in would write the key back on encode. The bindings keep
@@ -416,9 +328,7 @@ class _Prepass:
         _drop_switched_off(self.schema)
         _bound_integer_formats(self.schema)
         _drop_property_defaults(self.schema)
-        _drop_false_members(self.schema)
-        _const_unions_as_enums(self.schema)
-        _literal_enums(self.schema)
+        rewrite_values(self.schema)
         for name in list(self.defs):
             self.dispatch_by_method(name)
         for name in list(self.defs):
