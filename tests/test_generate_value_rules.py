@@ -111,6 +111,20 @@ def test_patterns_are_judged_by_the_linear_time_engine(pattern: str, refused: st
         assert reason is not None and refused in reason and "\n" not in reason
 
 
+def test_a_refused_pattern_says_why_in_one_line() -> None:
+    (problem,) = check_generation("/p", {"pattern": "a(?=b)"})
+    assert problem.message == (
+        'pattern "a(?=b)" cannot be generated: pydantic\'s linear-time regex engine refuses '
+        "it (look-around, including look-ahead and look-behind, is not supported), and its "
+        "fallback, Python's backtracking re, can take exponential time"
+    )
+    (problem,) = check_generation("/p", {"enum": [0.5]})
+    assert problem.message == (
+        "enum value 0.5 cannot be generated: the bindings hold enum and const values that "
+        "are strings, integers, booleans or null"
+    )
+
+
 def test_pattern_search_is_a_search_and_linear() -> None:
     assert pattern_search("b", "abc") is True
     assert pattern_search("^b", "abc") is False
@@ -132,6 +146,9 @@ def test_pattern_search_is_a_search_and_linear() -> None:
             'no enum value has the type ["integer", "null"]',
         ),
         ({"oneOf": [False, False]}, "every oneOf member is false"),
+        ({"pattern": "(?!x)", "patternProperties": {"ok": {}}}, 'pattern "(?!x)"'),
+        ({"const": [1], "enum": ["a"]}, "const value [1]"),
+        ({"type": "boolean", "enum": ["true"]}, 'no enum value has the type "boolean"'),
         ({"anyOf": [False]}, "every anyOf member is false"),
     ],
 )
@@ -147,6 +164,11 @@ def test_what_cannot_be_generated_is_one_problem_at_the_pointer(
     "schema",
     [
         {"pattern": "^[A-Z]{3}$"},
+        {"type": "boolean", "enum": [True]},
+        {"type": "integer", "enum": [1]},
+        {"type": "null", "enum": [None]},
+        {"type": "string", "enum": ["a"]},
+        {"type": ["string", "integer"], "enum": [3]},
         {"enum": [1, "a", None, True, 2.0]},
         {"type": "number", "enum": [1]},
         {"type": "integer", "enum": [2.0]},
