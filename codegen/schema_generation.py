@@ -19,7 +19,7 @@ anything (docs/bindings.md, "What generate refuses").
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final, Literal
 
 from pydantic_core import SchemaError as CoreSchemaError
 from pydantic_core import SchemaValidator, core_schema
@@ -27,7 +27,7 @@ from pydantic_core import SchemaValidator, core_schema
 from .schema_problems import Problem, short_json
 
 # The engine pydantic-core uses by default, asked for by name: no fallback.
-_ENGINE = "rust-regex"
+_ENGINE: Final[Literal["rust-regex"]] = "rust-regex"
 
 
 @lru_cache(maxsize=256)

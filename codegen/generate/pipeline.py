@@ -29,6 +29,7 @@ from ..method_roles import MethodEntry, MethodRoles, definitions
 from ..schema_check import Problem, SchemaError, meta_schema_problems
 from ..schema_walk import DECODING_KEYWORDS
 from .fast_target import fast_module
+from .module_level import RUNTIME_MODULE
 from .out_dir import inspect_out_dir, write_out_dirs
 from .package_files import (
     BUNDLED_COMMAND,
@@ -38,7 +39,7 @@ from .package_files import (
     header_lines,
     seal,
 )
-from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
+from .postpass import PostpassPlan, finish_module
 from .prepass import NamingError, prepass
 
 # Wire keys that the revision removed from a definition. Decoders ignore them and never
