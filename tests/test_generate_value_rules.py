@@ -79,6 +79,33 @@ def rewritten(node: dict[str, Any]) -> dict[str, Any]:
             {"enum": [1], "anyOf": [{"const": 1}], "x-enum-field-as-literal": True},
         ),
         ({"anyOf": [False, {"type": "integer"}, False]}, {"anyOf": [{"type": "integer"}]}),
+        ({"oneOf": [{"type": "string"}, False]}, {"oneOf": [{"type": "string"}]}),
+        (
+            {"oneOf": [{"const": 1, "description": "one", "$comment": "c"}, {"const": None}]},
+            {"enum": [1, None], "x-enum-field-as-literal": True},
+        ),
+        # each JSON kind is kept where the type allows it (fractions, arrays and objects
+        # are refused by the checks before the pre-pass, but the rule is the type's)
+        (
+            {"type": ["integer", "null", "string"], "enum": [1, None, "a", True]},
+            {
+                "type": ["integer", "null", "string"],
+                "enum": [1, None, "a"],
+                "x-enum-field-as-literal": True,
+            },
+        ),
+        (
+            {"type": "number", "enum": [2.5, "a"]},
+            {"type": "number", "enum": [2.5], "x-enum-field-as-literal": True},
+        ),
+        (
+            {"type": "array", "enum": [[1], {"a": 1}]},
+            {"type": "array", "enum": [[1]], "x-enum-field-as-literal": True},
+        ),
+        (
+            {"type": "object", "enum": [[1], {"a": 1}]},
+            {"type": "object", "enum": [{"a": 1}], "x-enum-field-as-literal": True},
+        ),
         ({"oneOf": [False]}, {"oneOf": [False]}),  # refused by the checks, left alone
     ],
 )
