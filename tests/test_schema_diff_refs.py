@@ -90,6 +90,13 @@ def test_a_ref_that_does_not_resolve_is_still_refused(tmp_path: Path) -> None:
     assert "#/$defs/Holder/properties/field: $ref" in line and "does not resolve" in line
 
 
+def test_a_definition_that_is_no_schema_is_named_by_its_pointer(tmp_path: Path) -> None:
+    bad = write(tmp_path / "bad.json", doc(**{"A/B": 5}))
+    with pytest.raises(SchemaError) as caught:
+        read_document(bad)
+    assert caught.value.lines() == [f"{bad}: #/$defs/A~1B: a definition must be a schema"]
+
+
 def test_a_ref_to_the_root_is_compared_through() -> None:
     old = doc(Holder=holder("#/$defs/Plain"), Plain={"type": "string"})
     new = {**doc(Holder=holder("#"), Plain={"type": "string"}), "type": "integer"}
