@@ -236,7 +236,7 @@ def test_resolve_ref() -> None:
     assert resolve_ref(doc, "#/$defs/A%7E1B/type") == "string"
     assert resolve_ref(doc, "#/$defs/L/items/1") is False
     for bad in ("#anchor", "x.json#/$defs/A~1B"):
-        with pytest.raises(Unresolvable, match="^not a JSON pointer into this document$"):
+        with pytest.raises(Unresolvable, match=r"^not a JSON pointer into this document$"):
             resolve_ref(doc, bad)
     for bad in ("#/$defs/nope", "#/$defs/L/items/2", "#/$defs/A~2"):
         with pytest.raises(Unresolvable):
