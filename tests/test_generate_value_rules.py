@@ -113,6 +113,36 @@ def test_value_rewrites(node: dict[str, Any], expected: dict[str, Any]) -> None:
     assert rewritten(node) == expected
 
 
+def test_value_rewrites_reach_every_node_and_keep_integers_integers() -> None:
+    schema: dict[str, Any] = {
+        "$defs": {
+            "Strings": {"anyOf": [{"const": "a"}, {"const": "b"}]},
+            "Numbers": {"anyOf": [{"const": 1}, {"const": 2}]},
+            "Whole": {"const": 3.0},
+            "Full": {
+                "oneOf": [
+                    {
+                        "const": 4.0,
+                        "type": "integer",
+                        "title": "t",
+                        "description": "d",
+                        "$comment": "c",
+                    }
+                ]
+            },
+            "Both": {"const": 1, "anyOf": [{"const": 1}]},
+        }
+    }
+    rewrite_values(schema)
+    defs = schema["$defs"]
+    assert defs["Strings"] == {"anyOf": [{"const": "a"}, {"const": "b"}]}
+    assert defs["Numbers"] == {"enum": [1, 2], "x-enum-field-as-literal": True}
+    assert type(defs["Whole"]["const"]) is int
+    assert defs["Full"] == {"enum": [4], "x-enum-field-as-literal": True}
+    assert type(defs["Full"]["enum"][0]) is int
+    assert defs["Both"] == {"const": 1, "anyOf": [{"const": 1}]}
+
+
 def test_an_enum_the_type_empties_stays_for_the_checks_to_refuse() -> None:
     assert rewritten({"type": "integer", "enum": ["a"]}) == {"type": "integer", "enum": ["a"]}
     assert rewritten({"type": "string", "enum": [1]}) == {"type": "string", "enum": []}
@@ -354,8 +384,9 @@ def test_own_imports_go_after_the_leading_imports() -> None:
     done = with_own_imports(module, {"Annotated"}, union=True).code
     lines = done.splitlines()
     assert lines[:2] == ["from __future__ import annotations", "import x"]
+    assert RUNTIME_MODULE == "acp_schema._runtime"
     assert lines[2:5] == [
-        f"from {RUNTIME_MODULE} import MISSING, DefaultOnError, DefaultOnNull, JsonInteger, "
+        "from acp_schema._runtime import MISSING, DefaultOnError, DefaultOnNull, JsonInteger, "
         "SkipInvalidItems, TagDispatch, WireEnum",
         "from typing_extensions import Self",
         "from typing import Union",
