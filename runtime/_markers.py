@@ -180,9 +180,16 @@ def _with_json_integers(node: Any) -> Any:
         return node
     if kind == "int":
         return _integer_rule(node)
-    if kind == "literal" and not all(isinstance(v, str) for v in node["expected"]):
+    if kind == "literal" and any(_like_boolean(v) for v in node["expected"]):
         return _literal_rule(node)
     return {key: _with_json_integers(value) for key, value in node.items()}
+
+
+def _like_boolean(value: Any) -> bool:
+    """A literal value pydantic's lax literal check confuses with a boolean (`true` for 1,
+    `0.0` for `False`): only these need `_literal_rule`; other numbers match as JSON Schema
+    has it already (`-32700.0` is -32700, `"5"` is not 5)."""
+    return isinstance(value, bool) or (type(value) is int and value in (0, 1))
 
 
 def _json_equal(value: Any, wanted: Any) -> bool:

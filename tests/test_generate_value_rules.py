@@ -303,7 +303,31 @@ def test_a_literal_of_values_takes_json_equal_values(text: str, value: Any) -> N
 def test_a_literal_of_values_refuses_the_rest(text: str) -> None:
     with pytest.raises(ValidationError) as caught:
         LITERAL.validate_json(text)
-    assert 'Input should be one of: 1, true, 0, "a", -5' in str(caught.value)
+    (error,) = caught.value.errors()
+    assert (error["type"], error["msg"]) == (
+        "literal_error",
+        'Input should be one of: 1, true, 0, "a", -5',
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [("-32700", True), ("-32700.0", True), ("5", True), ("true", False), ('"5"', False)],
+)
+def test_a_literal_without_boolean_look_alikes_keeps_pydantic_s_check(text: str, ok: bool) -> None:
+    adapter = TypeAdapter(Annotated[Literal[-32700, 5], JsonInteger()])
+    assert adapter.core_schema["type"] == "literal"  # no Python call per value
+    if ok:
+        assert adapter.validate_json(text) in (-32700, 5)
+    else:
+        with pytest.raises(ValidationError):
+            adapter.validate_json(text)
+
+
+@pytest.mark.parametrize("literal", [Literal[True], Literal[0, 7], Literal[1]])
+def test_a_literal_with_boolean_look_alikes_gets_the_json_rule(literal: Any) -> None:
+    adapter = TypeAdapter(Annotated[literal, JsonInteger()])
+    assert adapter.core_schema["type"] == "function-before"
 
 
 def test_string_literals_keep_pydantic_s_own_rule() -> None:
