@@ -20,11 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import unquote
 
-from .schema_walk import escape, iter_subschemas, unescape
+from .schema_refs import DEFINITION_KEYS, ref_target
+from .schema_walk import escape, iter_subschemas
 
-DEFINITION_KEYS = ("$defs", "definitions")
 _MAX_DEPTH = 16
 
 Kind = Literal["request", "notification"]
@@ -55,20 +54,6 @@ def definitions(doc: dict[str, Any]) -> Iterator[tuple[str, str, Any]]:
         if isinstance(container, dict):
             for name, body in container.items():
                 yield key, name, body
-
-
-def ref_target(ref: object) -> tuple[str, str] | None:
-    """(container key, definition name) of a `#/$defs/Name` or `#/definitions/Name` ref."""
-    if not isinstance(ref, str):
-        return None
-    for key in DEFINITION_KEYS:
-        prefix = f"#/{key}/"
-        if ref.startswith(prefix):
-            token = unquote(ref[len(prefix) :])
-            if "/" in token:
-                return None  # points inside a definition
-            return key, unescape(token)
-    return None
 
 
 class _Reader:

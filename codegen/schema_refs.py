@@ -1,6 +1,11 @@
 """`$ref` resolution, local refs only (JSON pointers and `$anchor`s) and hand-rolled so
 that a malformed document can still be checked, and the checks built on it: refs that do
-not resolve, and schemas that refer back to themselves before describing any value."""
+not resolve, and schemas that refer back to themselves before describing any value.
+
+The one reading of a ref for every tool: `schema check`, the generator's pre-pass and
+method table, and `diff` resolve with `Index.resolve` / `resolve_ref`, and name the
+definition a ref stands for with `ref_target` (a URI fragment is percent-decoded first,
+then split into RFC 6901 tokens, `~1` and `~0` unescaped)."""
 
 from __future__ import annotations
 
@@ -17,8 +22,36 @@ from .schema_walk import unescape
 MAX_DEPTH = 32
 
 
+DEFINITION_KEYS = ("$defs", "definitions")
+
+
 class Unresolvable(Exception):
     """A ref that does not resolve; the message says why."""
+
+
+def ref_target(ref: object) -> tuple[str, str] | None:
+    """(container key, definition name) of a ref to a whole definition (`#/$defs/Name`,
+    `#/definitions/Name`, spelt with any escapes); None for any other ref (the root,
+    a pointer inside a definition, an anchor, another document)."""
+    if not isinstance(ref, str):
+        return None
+    for key in DEFINITION_KEYS:
+        prefix = f"#/{key}/"
+        if ref.startswith(prefix):
+            token = unquote(ref[len(prefix) :])
+            if "/" in token:
+                return None  # points inside a definition
+            return key, unescape(token)
+    return None
+
+
+def resolve_ref(doc: object, ref: str) -> object:
+    """What a local JSON-pointer ref (`#`, `#/$defs/A~1B`, `#/$defs/A/properties/b`)
+    points to in `doc`; Unresolvable otherwise (anchors need an `Index`)."""
+    fragment = unquote(ref[1:]) if ref.startswith("#") else None
+    if fragment is None or (fragment and not fragment.startswith("/")):
+        raise Unresolvable("not a JSON pointer into this document")
+    return _resolve_pointer(doc, fragment)
 
 
 class Index:
@@ -49,7 +82,7 @@ class Index:
             if fragment not in self.anchors:
                 raise Unresolvable(f"no schema declares $anchor {fragment!r}")
             return self.anchors[fragment]
-        target = _resolve_pointer(self.doc, fragment)
+        target = resolve_ref(self.doc, ref)
         if isinstance(target, bool) or (isinstance(target, dict) and id(target) in self.schema_ids):
             return target
         raise Unresolvable(f"it points to {kind_of(target)} that is not in a schema position")

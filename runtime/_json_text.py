@@ -121,6 +121,12 @@ def _with_nan_refused(node: Any, handler: GetCoreSchemaHandler, top: bool = Fals
         except LookupError:  # still being defined (a recursive alias): nothing to do now
             return node
         if target is not node and target.get("type") not in ("model", "definition-ref"):
+            # Marked before the rewrite: an alias that refers to itself (through other
+            # aliases: `A = list[B]`, `B = list[A]`) then meets itself as done.
+            metadata = target.setdefault("metadata", {})
+            if metadata.get(_NAN_DONE):
+                return node
+            metadata[_NAN_DONE] = True
             rewritten = _with_nan_refused(target, handler)
             if rewritten is not target:
                 ref = target.get("ref")

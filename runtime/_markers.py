@@ -5,10 +5,11 @@ field's pydantic-core schema once, while the class is built."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import MISSING, GetCoreSchemaHandler
-from pydantic_core import PydanticOmit, core_schema
+from pydantic_core import PydanticCustomError, PydanticOmit, core_schema
 
 from ._json_text import _refuse_nan
 
@@ -179,18 +180,63 @@ def _with_json_integers(node: Any) -> Any:
         return node
     if kind == "int":
         return _integer_rule(node)
+    if kind == "literal" and any(_like_boolean(v) for v in node["expected"]):
+        return _literal_rule(node)
     return {key: _with_json_integers(value) for key, value in node.items()}
 
 
+def _like_boolean(value: Any) -> bool:
+    """A literal value pydantic's lax literal check confuses with a boolean (`true` for 1,
+    `0.0` for `False`): only these need `_literal_rule`; other numbers match as JSON Schema
+    has it already (`-32700.0` is -32700, `"5"` is not 5)."""
+    return isinstance(value, bool) or (type(value) is int and value in (0, 1))
+
+
+def _json_equal(value: Any, wanted: Any) -> bool:
+    """JSON Schema's equality of a decoded value and a literal: a boolean is no number,
+    `1.0` is the integer 1, and `null`, strings and numbers equal only their own kind."""
+    if isinstance(wanted, bool) or isinstance(value, bool):
+        return type(value) is type(wanted) and value == wanted
+    if wanted is None or isinstance(wanted, str):
+        return type(value) is type(wanted) and value == wanted
+    return isinstance(value, (int, float)) and value == wanted
+
+
+def _literal_rule(node: dict[str, Any]) -> core_schema.CoreSchema:
+    """A literal of numbers or booleans (an integer enum, a mixed one, an integer `const`)
+    as JSON Schema compares values: pydantic's lax literal takes `true` for 1 and `1.0`
+    for `True`. The matching literal value itself goes on to the literal check."""
+    expected = list(node["expected"])
+    shown = ", ".join(json.dumps(v) for v in expected)
+
+    def exact(value: Any) -> Any:
+        for wanted in expected:
+            if _json_equal(value, wanted):
+                return wanted
+        raise PydanticCustomError(
+            "literal_error", "Input should be one of: {expected}", {"expected": shown}
+        )
+
+    inner = {**node, "metadata": {**(node.get("metadata") or {}), _INTEGER_DONE: True}}
+    inner.pop("ref", None)
+    return core_schema.no_info_before_validator_function(
+        exact,
+        inner,
+        ref=node.get("ref"),
+        metadata={_INTEGER_DONE: True},
+    )
+
+
 class JsonInteger:
-    """Integers exactly as JSON Schema has them.
+    """Integers exactly as JSON Schema has them (and literals of numbers or booleans).
 
     pydantic's strict `int` refuses `1.0`, which JSON Schema (and every JavaScript peer)
     reads as the integer 1; its lax `int` also takes `"1"` and `true`. This marker makes
     each `int` in the annotated type take integer tokens and integral number tokens only,
     with the bounds (`ge`/`le`, from the schema's `minimum`/`maximum` and its integer
     `format`) applied to both. It sits after the `Field(...)`, so the bounds are already
-    in the schema it rewrites.
+    in the schema it rewrites. A `Literal` holding a number or a boolean (an integer or
+    mixed `enum`, a `const`) matches as JSON Schema compares: `true` is not 1, `1.0` is.
     """
 
     def __get_pydantic_core_schema__(

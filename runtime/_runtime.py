@@ -88,7 +88,14 @@ class AcpModel(BaseModel):
         schema: Any = handler(source)
         if schema.get("type") == "model":  # its fields; nested models did their own
             schema = {**schema, "schema": _with_json_values(schema["schema"], handler)}
-        return cast("core_schema.CoreSchema", _with_nan_refused(schema, handler, top=True))
+        schema = _with_nan_refused(schema, handler, top=True)
+        if schema.get("type") == "model" and schema["schema"].get("type") == "model-fields":
+            extra = (schema.get("config") or {}).get("extra_fields_behavior", "allow")
+            if extra != "allow":  # `additionalProperties: false`: no unknown key to check
+                schema["schema"] = {
+                    k: v for k, v in schema["schema"].items() if k != "extras_schema"
+                }
+        return cast("core_schema.CoreSchema", schema)
 
     def __init__(self, /, **data: Any) -> None:
         # The constructor is the Python API: snake_case names as well as wire names.

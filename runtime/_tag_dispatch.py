@@ -3,10 +3,10 @@ its tag; an open union's unknown tags go to its Other variant."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, get_args
 
-from pydantic import BaseModel, GetCoreSchemaHandler
+from pydantic import BaseModel, GetCoreSchemaHandler, PydanticUndefinedAnnotation
 from pydantic_core import PydanticCustomError, core_schema
 
 from ._errors import known_label, other_label
@@ -43,19 +43,33 @@ class TagDispatch:
         self,
         wire_key: str,
         field_name: str,
-        variants: Mapping[str, Any],
+        variants: Mapping[str, Any] | Callable[[], Mapping[str, Any]],
         *,
-        other: type[BaseModel] | None = None,
+        other: type[BaseModel] | Callable[[], type[BaseModel]] | None = None,
     ) -> None:
         self.wire_key = wire_key
         self.field_name = field_name
-        self.variants = dict(variants)
-        self.other = other
+        # A function when the union refers to classes defined after it (a recursive union:
+        # a variant holds the union); called when pydantic builds the schema.
+        self._variants = variants
+        self._other = other
 
-    def _label_variants(self) -> None:
+    @property
+    def variants(self) -> dict[str, Any]:
+        found = self._variants() if callable(self._variants) else self._variants
+        return dict(found)
+
+    @property
+    def other(self) -> type[BaseModel] | None:
+        other = self._other
+        if other is None or isinstance(other, type):
+            return other
+        return other()
+
+    def _label_variants(self, variants: Mapping[str, Any]) -> None:
         if self.wire_key == self.field_name:
             return  # the tag field itself answers to the wire key
-        for tag, kind in self.variants.items():
+        for tag, kind in variants.items():
             for cls in _variant_classes(kind):
                 current = cls.__dict__.get(self.wire_key, tag)
                 if current != tag or self.wire_key in cls.model_fields:
@@ -68,20 +82,24 @@ class TagDispatch:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        self._label_variants()
+        try:
+            variants, other_class = self.variants, self.other
+        except NameError as exc:  # a class defined further down: pydantic builds it later
+            raise PydanticUndefinedAnnotation(str(exc.name), str(exc)) from None
+        self._label_variants(variants)
         choices: dict[Hashable, core_schema.CoreSchema] = {
-            tag: handler.generate_schema(kind) for tag, kind in self.variants.items()
+            tag: handler.generate_schema(kind) for tag, kind in variants.items()
         }
         tagged = core_schema.tagged_union_schema(choices, discriminator=self.wire_key)
         # The branches carry labels that `_errors.readable` recognises (a union of one
         # branch too: it would be collapsed into the branch, and the tag would be lost
         # among the wire names of the location).
         known_branch = (tagged, known_label(self.wire_key))
-        if self.other is None:
+        if other_class is None:
             return core_schema.union_schema(
                 [known_branch], mode="left_to_right", auto_collapse=False
             )
-        known = frozenset(self.variants)
+        known = frozenset(variants)
         wire_key = self.wire_key
 
         def refuse_known(value: Any) -> Any:
@@ -95,7 +113,7 @@ class TagDispatch:
             return value
 
         other = core_schema.no_info_before_validator_function(
-            refuse_known, handler.generate_schema(self.other)
+            refuse_known, handler.generate_schema(other_class)
         )
         other_branch = (other, other_label(self.wire_key))
         return core_schema.union_schema([known_branch, other_branch], mode="left_to_right")

@@ -16,6 +16,8 @@ from typing import Any
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from acp_schema.codegen.schema_refs import ref_target, resolve_ref
+
 JSON = dict[str, Any]
 # Unknown keys a decoder must keep; camelCase so they never alias a snake_case field name.
 EXTRA_KEYS = st.sampled_from(["xVendorNote", "futureField", "_vendorData"])
@@ -86,11 +88,22 @@ class SchemaStrategies:
     def _ref(self, name: str) -> st.SearchStrategy[Any]:
         return st.deferred(lambda: self.node(self.defs[name]))
 
+    @cache  # noqa: B019 - as _ref
+    def _pointer(self, ref: str) -> st.SearchStrategy[Any]:
+        """Any other local ref (the root, a pointer into a definition), resolved as the
+        tools resolve it."""
+        return st.deferred(lambda: self.node(resolve_ref(self.schema, ref)))
+
     def node(self, node: Any) -> st.SearchStrategy[Any]:
         if node is True or node == {}:
             return JSON_VALUES
+        if node is False:
+            return st.nothing()
         if "$ref" in node:
-            return self._ref(node["$ref"].rsplit("/", 1)[-1])
+            target = ref_target(node["$ref"])
+            if target is None or target[0] != "$defs":
+                return self._pointer(node["$ref"])
+            return self._ref(target[1])
         if "const" in node:
             return st.just(node["const"])
         if "enum" in node:
@@ -151,6 +164,8 @@ class SchemaStrategies:
             text = st.text(
                 string.ascii_letters + string.digits + " _-/.", min_size=low, max_size=high
             )
+            if isinstance(node.get("pattern"), str):
+                return st.from_regex(node["pattern"]).filter(lambda v: low <= len(v) <= high)
             # `format` is an annotation in JSON Schema: any string is valid; draw values
             # that meet it as well, so peers that assert formats see good ones too.
             good = FORMAT_EXAMPLES.get(node.get("format", ""))

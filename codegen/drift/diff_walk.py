@@ -7,9 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from ..schema_refs import Index, Unresolvable, ref_target
+from ..schema_walk import iter_subschemas
 from .diff_verdicts import BREAKING, COMPATIBLE, UNKNOWN, Compat, Effect
 from .schema_structure import structure
-from .schema_views import dump, is_local_ref, join_location, ref_name, ref_of, without_ref
+from .schema_views import as_object, dump, is_local_ref, join_location, ref_of, without_ref
 
 _MAX_PROSE = 80
 
@@ -33,11 +35,25 @@ class Doc:
         for key in ("definitions", "$defs"):
             defs = doc.get(key)
             if isinstance(defs, dict):
-                self.defs.update(defs)
+                self.defs.update((name, as_object(body)) for name, body in defs.items())
         self.root = {k: v for k, v in doc.items() if k not in ("$defs", "definitions")}
+        self._index: Index | None = None
 
-    def resolve(self, name: str) -> Any:
-        return self.defs.get(name)
+    def resolve(self, ref: str) -> Any:
+        """What a local ref points to (`schema_refs`, as `schema check` reads it): a
+        definition, the root (without its definitions), a pointer into a definition, an
+        anchor; None when it does not resolve."""
+        target = ref_target(ref)
+        if target is not None:
+            return self.defs.get(target[1])
+        if self._index is None:  # only for the rarer refs: it walks the whole document
+            whole = self.doc if isinstance(self.doc, dict) else dict(self.doc)
+            self._index = Index(whole, list(iter_subschemas(whole)))
+        try:
+            found = self._index.resolve(ref)
+        except Unresolvable:
+            return None
+        return self.root if found is self._index.doc else as_object(found)
 
 
 @dataclass(frozen=True)
@@ -119,7 +135,7 @@ def merged(node: dict[str, Any], doc: Doc) -> dict[str, Any]:
     seen: set[str] = set()
     while (ref := ref_of(node)) is not None and ref not in seen and is_local_ref(ref):
         seen.add(ref)
-        target = doc.resolve(ref_name(ref))
+        target = doc.resolve(ref)
         own = without_ref(node)
         base = dict(target) if isinstance(target, dict) else {}
         for key, value in own.items():

@@ -47,7 +47,15 @@ from pathlib import Path
 from typing import Any
 
 from ..bundled import VERSIONS, bundled_schema
-from ..schema_check import Problem, SchemaError, iter_subschemas, json_type, parse_schema_file
+from ..schema_check import (
+    Problem,
+    SchemaError,
+    escape,
+    iter_subschemas,
+    json_type,
+    parse_schema_file,
+)
+from ..schema_refs import Index, check_refs
 from .diff_bindings import binding_homes
 from .diff_keywords import KeywordRules
 from .diff_objects import CODEMODS, ObjectRules
@@ -63,6 +71,7 @@ from .diff_walk import At, Doc, all_unknown, merged
 from .schema_structure import structure
 from .schema_views import (
     accepts_null,
+    as_object,
     dump,
     is_local_ref,
     join_location,
@@ -184,7 +193,6 @@ def _walkable(doc: object) -> list[Problem]:
         kind = json_type(doc)
         return [Problem("", f"top level must be a JSON object (a schema), got {kind}")]
     problems = []
-    names: set[str] = set()
     for key in ("$defs", "definitions"):
         defs = doc.get(key)
         if defs is None:
@@ -194,16 +202,15 @@ def _walkable(doc: object) -> list[Problem]:
             continue
         for name, body in defs.items():
             if not isinstance(body, (dict, bool)):
-                problems.append(Problem(f"/{key}/{name}", "a definition must be a schema"))
-            names.add(f"#/{key}/{name}")
-    for pointer, schema in iter_subschemas(doc):
+                problems.append(Problem(f"/{key}/{escape(name)}", "a definition must be a schema"))
+    subschemas = list(iter_subschemas(doc))
+    index = Index(doc, subschemas)  # refs resolve as `schema check` resolves them
+    for pointer, schema in subschemas:
         ref = schema.get("$ref")
-        if ref is None:
-            continue
-        if not isinstance(ref, str):
+        if ref is not None and not isinstance(ref, str):
             problems.append(Problem(pointer, f"$ref must be a string, got {ref!r}"))
-        elif is_local_ref(ref) and ref not in names:
-            problems.append(Problem(pointer, f"$ref {ref!r} does not resolve"))
+        elif isinstance(ref, str) and is_local_ref(ref):
+            problems += check_refs(index, pointer, {"$ref": ref})
     return sorted(set(problems))
 
 
@@ -318,6 +325,7 @@ class _Differ:
     def compare(self, a: Any, b: Any, at: At, *, other_member: bool = False) -> None:
         if a == b:
             return
+        a, b = as_object(a), as_object(b)  # `true` is `{}`: compared by the same rules
         if not isinstance(a, dict) or not isinstance(b, dict):
             self.emit(at, "schema-changed", old=summary(a), new=summary(b), **all_unknown())
             return
@@ -358,8 +366,8 @@ class _Differ:
         order) that makes it; every place's `ref-changed` carries their worst verdicts.
         Renaming many definitions therefore costs, and reports, one comparison per pair.
         """
-        old_target = self.old.resolve(ref_name(ref_a)) if ref_a else a
-        new_target = self.new.resolve(ref_name(ref_b)) if ref_b else b
+        old_target = self.old.resolve(ref_a) if ref_a else a
+        new_target = self.new.resolve(ref_b) if ref_b else b
         classes = any(
             isinstance(t, dict) and (t.get("type") == "object" or "properties" in t)
             for t in (old_target, new_target)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ..schema_check import json_type
+from ..schema_refs import ref_target
 from .schema_structure import DOC_ONLY_KEYWORDS
 
 _MAX_SUMMARY = 80
@@ -28,14 +29,25 @@ def join_location(location: str, rest: str) -> str:
 
 
 def ref_name(ref: str) -> str:
-    for prefix in ("#/$defs/", "#/definitions/"):
-        if ref.startswith(prefix):
-            return ref[len(prefix) :]
-    return ref  # anything else is compared as written
+    """The definition name a ref stands for, however escaped (`#/$defs/A~1B` -> `A/B`);
+    any other ref (the root, a pointer into a definition) as written."""
+    target = ref_target(ref)
+    return target[1] if target is not None else ref
 
 
 def is_local_ref(ref: str) -> bool:
-    return ref.startswith(("#/$defs/", "#/definitions/"))
+    """A ref into this document (a JSON pointer or an anchor), which the diff follows."""
+    return ref.startswith("#")
+
+
+def as_object(node: Any) -> Any:
+    """A boolean schema as the object schema that means the same: `true` is `{}`,
+    `false` is `{"not": {}}`; anything else as it is."""
+    if node is True:
+        return {}
+    if node is False:
+        return {"not": {}}
+    return node
 
 
 def ref_of(node: Mapping[str, Any]) -> str | None:

@@ -32,6 +32,7 @@ from .method_table import identifier as _identifier
 from .method_table import literal as _literal
 from .method_table import methods_module, mirrored_names
 from .method_table import statement as _statement
+from .module_level import RUNTIME_MODULE
 from .out_dir import inspect_out_dir, write_out_dirs
 from .package_files import (
     BUNDLED_COMMAND,
@@ -41,7 +42,7 @@ from .package_files import (
     header_lines,
     seal,
 )
-from .postpass import RUNTIME_MODULE, PostpassPlan, finish_module
+from .postpass import PostpassPlan, finish_module
 from .prepass import NamingError, prepass
 
 # Wire keys that the revision removed from a definition. Decoders ignore them and never

@@ -28,9 +28,15 @@ from typing import TypeGuard
 import libcst as cst
 from datamodel_code_generator.util import camel_to_snake
 
+from .module_level import (
+    RUNTIME_IMPORT,
+    RUNTIME_MODULE,
+    defines,
+    literal_of_values,
+    with_own_imports,
+)
 from .prepass import TaggedUnion
 
-RUNTIME_MODULE = "acp_schema._runtime"
 _DECODING_KEYS = {
     "x-deserialize-skip-invalid-items": "SkipInvalidItems",
     "x-deserialize-default-on-null": "DefaultOnNull",
@@ -55,8 +61,10 @@ def _quoted(text: str) -> str:
     """A string from the schema as a Python literal: `repr` escapes quotes, backslashes,
     newlines and NULs, so schema text is never read as code. Double quotes where that
     needs no escaping, as ruff would write it."""
-    plain = text.isprintable() and '"' not in text and "\\" not in text
-    return f'"{text}"' if plain else repr(text)
+    literal = repr(text)
+    if literal[0] == "'" and '"' not in text:  # no quote inside needed escaping
+        return f'"{literal[1:-1]}"'
+    return literal
 
 
 # Node tests by isinstance rather than libcst.matchers: importing the matchers module alone
@@ -209,7 +217,12 @@ def _nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def _holds_int(annotation: cst.BaseExpression) -> bool:
-    return any(_is_name(node, "int") for node in _nodes(annotation))
+    """Whether a type holds an `int`, or a `Literal` of numbers or booleans: `JsonInteger`
+    makes both compare as JSON Schema does (`true` is not 1)."""
+    return any(
+        _is_name(node, "int") or (_is_subscript_of(node, "Literal") and literal_of_values(node))
+        for node in _nodes(annotation)
+    )
 
 
 _JSON_INTEGER = cst.SubscriptElement(cst.Index(cst.parse_expression("JsonInteger()")))
@@ -227,6 +240,18 @@ def _with_json_integer(annotation: cst.BaseExpression) -> cst.BaseExpression:
     assert isinstance(annotation, cst.Subscript)
     parts = [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in parts]
     return annotation.with_changes(slice=[*parts, marker])
+
+
+def _extra_values_checked(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    """`__pydantic_extra__: dict[str, T]` (the type of unknown keys' values): pydantic takes
+    no metadata on the dict itself, so `JsonInteger()` goes on `T`, and no builder."""
+    if not (_is_subscript_of(annotation, "dict") and isinstance(annotation, cst.Subscript)):
+        return annotation
+    key, value = annotation.slice
+    if not (isinstance(value.slice, cst.Index) and _holds_int(value.slice.value)):
+        return annotation
+    checked = value.with_changes(slice=cst.Index(_with_json_integer(value.slice.value)))
+    return annotation.with_changes(slice=[key, checked])
 
 
 def _bare_type(annotation: cst.BaseExpression) -> cst.BaseExpression:
@@ -291,32 +316,34 @@ def _is_pass(statement: cst.CSTNode) -> bool:
 
 class _Finisher(cst.CSTTransformer):
     def __init__(
-        self, plan: PostpassPlan, field_names: Mapping[str, Mapping[str, str]] | None = None
+        self,
+        plan: PostpassPlan,
+        field_names: Mapping[str, Mapping[str, str]] | None = None,
+        positions: Mapping[str, int] | None = None,
     ) -> None:
         super().__init__()
         self.plan = plan
+        self.positions = positions or {}  # top-level name -> index of its statement
         self.field_names = field_names or {}
         self.class_stack: list[str] = []
         self.fields: list[list[tuple[str, str, cst.BaseExpression]]] = []
+        self.imported: set[str] = set()  # RUNTIME_MODULE and the names imported
+        self.needs_union = False
 
     # -- imports -------------------------------------------------------------------------
     def leave_ImportFrom(
         self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
     ) -> cst.ImportFrom | cst.RemovalSentinel:
         module = cst.Module([]).code_for_node(updated_node.module) if updated_node.module else ""
+        if isinstance(updated_node.names, Sequence):
+            self.imported.update(n.evaluated_name for n in updated_node.names)
         if module == "enum":  # every enum derives from WireEnum instead
             return cst.RemovalSentinel.REMOVE
         if module == "pydantic.experimental.missing_sentinel":
-            names = (
-                "MISSING, DefaultOnError, DefaultOnNull, JsonInteger, SkipInvalidItems, "
-                "TagDispatch, WireEnum"
-            )
-            statement = cst.parse_statement(f"from {RUNTIME_MODULE} import {names}")
-            assert isinstance(statement, cst.SimpleStatementLine)
-            node = statement.body[0]
-            assert isinstance(node, cst.ImportFrom)
-            return node
+            self.imported.add(RUNTIME_MODULE)
+            return RUNTIME_IMPORT
         if module == "typing_extensions" and isinstance(updated_node.names, Sequence):
+            self.imported.add("Self")
             aliases = list(updated_node.names)
             present = {n.name.value for n in aliases if isinstance(n.name, cst.Name)}
             if "Self" not in present:
@@ -324,6 +351,9 @@ class _Finisher(cst.CSTTransformer):
                 aliases = [n.with_changes(comma=cst.MaybeSentinel.DEFAULT) for n in aliases]
                 return updated_node.with_changes(names=aliases)
         return updated_node
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return with_own_imports(updated_node, self.imported, union=self.needs_union)
 
     # -- pruning -------------------------------------------------------------------------
     # The edits are made in leave_* from whole statements, so the visitor need not walk
@@ -392,6 +422,12 @@ class _Finisher(cst.CSTTransformer):
         field_name = updated_node.target.value
         if field_name == "model_config":
             return updated_node
+        if field_name == "__pydantic_extra__":  # `additionalProperties: {schema}`
+            return updated_node.with_changes(
+                annotation=updated_node.annotation.with_changes(
+                    annotation=_extra_values_checked(updated_node.annotation.annotation)
+                )
+            )
         annotation = updated_node.annotation.annotation
         parts = _annotated_parts(annotation)
         wire_name = field_name
@@ -447,10 +483,9 @@ class _Finisher(cst.CSTTransformer):
             args = [call.args[0], call.args[1].with_changes(value=_with_json_integer(value))]
             return updated_node.with_changes(value=call.with_changes(args=[*args, *call.args[2:]]))
         union = self.plan.unions[target.value]
+        union_type = self._union_type(union, call.args[1].value, self.positions.get(target.value))
         return updated_node.with_changes(
-            value=call.with_changes(
-                args=[call.args[0], cst.Arg(self._union_type(union, call.args[1].value))]
-            )
+            value=call.with_changes(args=[call.args[0], cst.Arg(union_type)])
         )
 
     def _tag_field(self, union: TaggedUnion) -> str:
@@ -462,9 +497,15 @@ class _Finisher(cst.CSTTransformer):
                 return name
         return union.tag_field
 
-    def _union_type(self, union: TaggedUnion, old: cst.BaseExpression) -> cst.BaseExpression:
+    def _union_type(
+        self, union: TaggedUnion, old: cst.BaseExpression, position: int | None = None
+    ) -> cst.BaseExpression:
         """`Annotated[A | B | Other, TagDispatch(...)]`: the plain union for type checkers,
-        the dispatch for pydantic; other metadata (the description) is kept."""
+        the dispatch for pydantic; other metadata (the description) is kept.
+
+        A union defined before one of its members (a recursive union: the member holds
+        the union) names that member as a string, `Union[A, "B"]`, and gives TagDispatch
+        functions that return the classes, called once the module has defined them."""
         kept = [
             cst.Module([]).code_for_node(part.slice.value)
             for part in (_annotated_parts(old) or [])[1:]
@@ -473,15 +514,23 @@ class _Finisher(cst.CSTTransformer):
         members = [*dict.fromkeys(union.variants.values())]
         if union.other:
             members.append(union.other)
+        later = {
+            m for m in members if position is not None and self.positions.get(m, -1) > position
+        }
         table = ", ".join(f"{_quoted(tag)}: {name}" for tag, name in union.variants.items())
-        other = f", other={union.other}" if union.other else ""
+        lazy = "lambda: " if later else ""
+        other = f", other={lazy}{union.other}" if union.other else ""
         dispatch = (
             f"TagDispatch({_quoted(union.tag_property)}, {_quoted(self._tag_field(union))}, "
-            f"{{{table}}}{other})"
+            f"{lazy}{{{table}}}{other})"
         )
-        return cst.parse_expression(
-            f"Annotated[{' | '.join(members)}, {', '.join([dispatch, *kept])}]"
-        )
+        if later:
+            self.needs_union = True  # imported in leave_Module if the generator did not
+            listed = ", ".join(_quoted(m) if m in later else m for m in members)
+            plain = f"Union[{listed}]"
+        else:
+            plain = " | ".join(members)
+        return cst.parse_expression(f"Annotated[{plain}, {', '.join([dispatch, *kept])}]")
 
 
 def _field_names(module: cst.Module) -> dict[str, dict[str, str]]:
@@ -516,17 +565,7 @@ class FinishedModule:
 
 
 def _top_level_names(module: cst.Module) -> frozenset[str]:
-    names: set[str] = set()
-    for statement in module.body:
-        if isinstance(statement, cst.ClassDef):
-            names.add(statement.name.value)
-        elif isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign):
-                    names.update(
-                        t.target.value for t in small.targets if isinstance(t.target, cst.Name)
-                    )
-    return frozenset(names)
+    return frozenset(name for statement in module.body for name in defines(statement))
 
 
 def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
@@ -534,7 +573,8 @@ def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
     at hand: reading them from the formatted text took another whole-module parse."""
     with _collector_paused():
         module = cst.parse_module(source)
-        done = module.visit(_Finisher(plan, _field_names(module)))
+        positions = {name: i for i, st in enumerate(module.body) for name in defines(st)}
+        done = module.visit(_Finisher(plan, _field_names(module), positions))
         return FinishedModule(done.code, _top_level_names(done))
 
 

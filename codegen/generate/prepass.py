@@ -36,8 +36,9 @@ from typing import Any
 from datamodel_code_generator.util import camel_to_snake
 
 from ..class_names import class_name, pascal
-from ..method_roles import DEFINITION_KEYS, ref_target
+from ..schema_refs import DEFINITION_KEYS, Unresolvable, ref_target, resolve_ref
 from ..schema_walk import DECODING_KEYWORDS, iter_subschemas
+from .value_rewrites import rewrite_values
 
 JSON = dict[str, Any]
 
@@ -261,15 +262,25 @@ def _constrained_array(variant: JSON) -> bool:
     )
 
 
-def _ref_name(ref: str) -> str:
-    return ref.rsplit("/", 1)[-1]
+def _ref_name(ref: object) -> str | None:
+    """The definition a ref stands for (`#/$defs/<ClassName>` once the definitions are
+    normalised); None for a ref to anything else: the root, a pointer into a definition."""
+    target = ref_target(ref)
+    return target[1] if target is not None and target[0] == "$defs" else None
+
+
+def _made_ref_name(ref: dict[str, str]) -> str:
+    """The definition of a `{$ref}` the pre-pass wrote itself."""
+    name = _ref_name(ref["$ref"])
+    assert name is not None
+    return name
 
 
 def _count_refs(node: Any, counts: dict[str, int]) -> None:
     if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            counts[_ref_name(ref)] = counts.get(_ref_name(ref), 0) + 1
+        name = _ref_name(node.get("$ref"))
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
         for value in node.values():
             _count_refs(value, counts)
     elif isinstance(node, list):
@@ -297,6 +308,13 @@ class _Prepass:
         self.visited: set[str] = set()
         _count_refs(self.schema, self.ref_counts)
 
+    def target(self, ref: object) -> object:
+        """What a ref points to (any JSON pointer: `#`, into a definition), or None."""
+        try:
+            return resolve_ref(self.schema, ref) if isinstance(ref, str) else None
+        except Unresolvable:
+            return None
+
     def add_def(self, name: str, body: JSON) -> dict[str, str]:
         if name in self.defs:
             raise NamingError(f"the naming rule gives two definitions the name {name!r}")
@@ -310,6 +328,7 @@ class _Prepass:
         _drop_switched_off(self.schema)
         _bound_integer_formats(self.schema)
         _drop_property_defaults(self.schema)
+        rewrite_values(self.schema)
         for name in list(self.defs):
             self.dispatch_by_method(name)
         for name in list(self.defs):
@@ -424,7 +443,7 @@ class _Prepass:
                 variants[index] = self.name_variant(
                     name, variant, tag[1], tag_property, tag_default=decode_by_tag
                 )
-                union.variants[tag[1]] = _ref_name(variants[index]["$ref"])
+                union.variants[tag[1]] = _made_ref_name(variants[index])
         if decode_by_tag:
             self.unions[name] = union
         if node.get("properties"):
@@ -444,13 +463,10 @@ class _Prepass:
         for variant in node.pop(key):
             if not isinstance(variant, dict):
                 continue
-            sources = [variant]
-            sources += [
-                self.defs[_ref_name(r["$ref"])] for r in variant.get("allOf", []) if "$ref" in r
-            ]
-            if "$ref" in variant:
-                sources.append(self.defs[_ref_name(variant["$ref"])])
-            for source in sources:
+            refs = [r["$ref"] for r in variant.get("allOf", []) if "$ref" in r]
+            refs += [variant["$ref"]] if "$ref" in variant else []
+            sources = [variant, *(self.target(ref) for ref in refs)]
+            for source in [s for s in sources if isinstance(s, dict)]:
                 for prop, sub in (source.get("properties") or {}).items():
                     if prop not in own and sub not in added.setdefault(prop, []):
                         added[prop].append(sub)
@@ -468,7 +484,7 @@ class _Prepass:
         shared = {k: node.pop(k) for k in ("properties", "required") if k in node}
         node.pop("type", None)
         for variant in node[key]:
-            body = self.defs[_ref_name(variant["$ref"])]
+            body = self.defs[_made_ref_name(variant)]
             body["properties"] = {**shared.get("properties", {}), **body.get("properties", {})}
             body["required"] = [*shared.get("required", []), *body.get("required", [])]
 
@@ -489,7 +505,7 @@ class _Prepass:
         wanted = pascal(tag)
         single_word = len(re.findall(r"[A-Z][a-z0-9]*", wanted)) < 2
         name = union + wanted if single_word or wanted in self.defs else wanted
-        if base is not None and only_tag:
+        if base is not None and only_tag and isinstance(self.defs.get(base), dict):
             self.visit_def(base)
             inner = self.unions.get(base)
             if inner is not None and self.ref_counts.get(base, 0) > 1:
@@ -531,11 +547,14 @@ class _Prepass:
     def union_members(self, name: str) -> list[str] | None:
         """The member definitions of a union used only here, so they can all take a tag."""
         node = self.defs[name]
-        key = _union_key(node)
+        key = _union_key(node) if isinstance(node, dict) else None
         if key is None or node.get("properties"):
             return None
         members = [_plain_ref(v) for v in node[key]]
-        if not all(m is not None and self.ref_counts.get(m, 0) == 1 for m in members):
+        if not all(
+            m is not None and self.ref_counts.get(m, 0) == 1 and isinstance(self.defs.get(m), dict)
+            for m in members
+        ):
             return None
         return [m for m in members if m is not None]
 
