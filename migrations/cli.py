@@ -29,9 +29,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp_schema._github import Level, annotation
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint, os_reason
-from acp_schema.cli_output import shown
+from acp_schema.cli_output import Level, annotation, shown
 from acp_schema.migrations.chunk_identity.rule_ids import (
     FAMILIES,
     RULES,
@@ -46,8 +45,8 @@ if TYPE_CHECKING:
     from acp_schema.cli_common import Subparsers
     from acp_schema.migrations.chunk_identity.file_migration import FileResult, Options
     from acp_schema.migrations.framework.config import Config
-    from acp_schema.migrations.framework.files import Discovery
-    from acp_schema.migrations.framework.report_file import StagedReport
+    from acp_schema.migrations.framework.disk.files import Discovery
+    from acp_schema.migrations.framework.disk.report_file import StagedReport
     from acp_schema.migrations.resolution.old_bindings import OldBindings
 
 EXIT_PENDING = EXIT_PROBLEMS  # --check: changes or unacknowledged warnings are pending
@@ -180,8 +179,8 @@ def migrate_command(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     from acp_schema.migrations.chunk_identity.file_migration import MAX_FILE_BYTES, Options
     from acp_schema.migrations.framework.config import ConfigError, ConfigFinder
-    from acp_schema.migrations.framework.files import discover, excluded
-    from acp_schema.migrations.framework.report_file import ReportError, StagedReport
+    from acp_schema.migrations.framework.disk.files import discover, excluded
+    from acp_schema.migrations.framework.disk.report_file import ReportError, StagedReport
 
     # Everything that can make the run unusable is checked before any file is written.
     paths = [Path(p) for p in args.paths]
@@ -243,7 +242,7 @@ def _migrate(
     report_file: StagedReport | None,
 ) -> int:
     from acp_schema.migrations.chunk_identity.run import run_all, write_order
-    from acp_schema.migrations.framework.files import Write, write_all
+    from acp_schema.migrations.framework.disk.files import Write, write_all
 
     # With --diff the diffs own stdout; everything else goes to stderr.
     out = sys.stderr if args.diff else sys.stdout

@@ -20,6 +20,11 @@ command has to remember any of this:
   is refused before anything is done. Errors of stderr itself are dropped: there is
   nowhere left to report them, and the exit code still tells.
 
+* **GitHub workflow annotations** (`annotation`: `::error file=...,line=...::message`, the
+  `--format github` output of `diff` and `migrate`) encode exactly what the runner decodes:
+  `%`, CR and LF in the message, and `:` `,` too in a property, so nothing a name holds can
+  end the line or start another command, and everything reads back as given.
+
 `OutputError` is not an `OSError` on purpose: a command that handles the errors of its
 own files (`except OSError`) must not mistake its output stream for one of them.
 """
@@ -32,7 +37,7 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 EXIT_OUTPUT = 74  # the output could not be written (sysexits.h's EX_IOERR)
 
@@ -254,3 +259,30 @@ def reserve_standard_descriptors() -> None:
         if fd > 2:
             os.close(fd)
             return
+
+
+# GitHub Actions workflow commands (see the module docstring).
+Level = Literal["error", "warning", "notice"]
+
+
+def _github_encode(text: str, extra: str = "") -> str:
+    return "".join(f"%{ord(char):02X}" if char in "%\r\n" + extra else char for char in text)
+
+
+def annotation(
+    level: Level,
+    message: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    col: int | None = None,
+    title: str | None = None,
+) -> str:
+    """One workflow command line; `line` and `col` are 1-based, as GitHub counts them."""
+    properties = [
+        f"{name}={_github_encode(str(value), ':,')}"
+        for name, value in (("file", file), ("line", line), ("col", col), ("title", title))
+        if value is not None
+    ]
+    head = f"::{level} {','.join(properties)}" if properties else f"::{level}"
+    return f"{head}::{_github_encode(message)}"

@@ -300,7 +300,7 @@ def sweep_races(tally: IoTally, root: Path, rng: random.Random, count: int) -> N
     rename, the window between the last check and the write), to a drawn file of the run.
     An edit to a file not yet written must stop the run with every file as it was (the
     edit kept); one to a file already written is the user's, after the run's."""
-    from acp_schema.migrations.framework import files as files_module
+    from acp_schema.migrations.framework.disk import files as files_module
 
     real_exchange = files_module.exchange
     for index in range(count):
@@ -488,7 +488,7 @@ FILE_NAMES = [b"a.py", b"b.py", b"ab.py", b"a/b.py", b"b/a/ab.py", b"\xff.py", b
 
 
 def _files_found(tree: Path, git: bool) -> set[str] | None:
-    from acp_schema.migrations.framework import files as files_module
+    from acp_schema.migrations.framework.disk import files as files_module
 
     real = files_module.shutil.which
     if not git:

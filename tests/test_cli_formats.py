@@ -1,6 +1,6 @@
 """The machine-readable forms of the report commands: `check --format json`, `schema check
 --format json`, and GitHub workflow annotations from `diff --format github` and
-`migrate --format github` (acp_schema._github)."""
+`migrate --format github` (acp_schema.cli_output)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_schema._github import annotation
 from acp_schema.cli import main
+from acp_schema.cli_output import annotation
 from acp_schema.codegen import bundled
 from acp_schema.codegen.drift import check as drift
 from acp_schema.codegen.generate import pipeline

@@ -1120,7 +1120,7 @@ def test_an_interrupted_migrate_write_leaves_no_temporary_files(
 ) -> None:
     # Ctrl-C (or SIGTERM, raised alike) while the new texts are staged: the staged
     # temporary files go, the files keep their old bytes.
-    from acp_schema.migrations.framework import files as files_module
+    from acp_schema.migrations.framework.disk import files as files_module
 
     paths = [tmp_path / f"{name}.py" for name in "abc"]
     for path in paths:

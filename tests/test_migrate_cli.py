@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from acp_schema.migrations.framework.files import (
+from acp_schema.migrations.framework.disk.files import (
     FileChangedError,
     GitignoreMatcher,
     discover,
@@ -202,7 +202,9 @@ class TestFiles:
         assert len(discover([root], gitignore=False).files) == 3
 
     def test_gitignore_without_git(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr("acp_schema.migrations.framework.files.shutil.which", lambda name: None)
+        monkeypatch.setattr(
+            "acp_schema.migrations.framework.disk.files.shutil.which", lambda name: None
+        )
         root = write_files(
             tmp_path,
             {

@@ -17,8 +17,8 @@ import pytest
 
 from acp_schema.migrations.chunk_identity.rule_ids import ALL_RULES
 from acp_schema.migrations.chunk_identity.run import Options, migrate_bytes
-from acp_schema.migrations.framework import files as files_module
-from acp_schema.migrations.framework.files import Write, discover, write_all
+from acp_schema.migrations.framework.disk import files as files_module
+from acp_schema.migrations.framework.disk.files import Write, discover, write_all
 
 from .migrate_support import migrate, write_files
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from acp_schema.migrations.framework import renames, sources
-from acp_schema.migrations.framework.file_metadata import Kept, apply_kept, kept_by
-from acp_schema.migrations.framework.sources import SourceFiles
+from acp_schema.migrations.framework.disk import renames, sources
+from acp_schema.migrations.framework.disk.file_metadata import Kept, apply_kept, kept_by
+from acp_schema.migrations.framework.disk.sources import SourceFiles
 
 # --- renames --------------------------------------------------------------------------------
 

@@ -25,9 +25,9 @@ from acp_schema._input import read_file
 from acp_schema.cli import main
 from acp_schema.migrations.chunk_identity.rule_ids import ALL_RULES
 from acp_schema.migrations.chunk_identity.run import Options, run
-from acp_schema.migrations.framework import files as files_module
-from acp_schema.migrations.framework import sources
-from acp_schema.migrations.framework.files import Write, write_all
+from acp_schema.migrations.framework.disk import files as files_module
+from acp_schema.migrations.framework.disk import sources
+from acp_schema.migrations.framework.disk.files import Write, write_all
 from acp_schema.migrations.framework.parsing import for_parser, restore
 
 OLD = (
@@ -197,7 +197,7 @@ def test_a_report_that_is_a_directory_stops_the_run_before_it_writes(
 def test_a_report_whose_directory_turns_up_late_fails_cleanly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from acp_schema.migrations.framework import report_file
+    from acp_schema.migrations.framework.disk import report_file
 
     _tree(tmp_path)
     report = tmp_path / "report.json"
@@ -527,7 +527,7 @@ def test_a_report_path_that_loops_is_one_line(
 def test_a_report_directory_that_cannot_be_written_stops_the_run_up_front(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from acp_schema.migrations.framework import report_file
+    from acp_schema.migrations.framework.disk import report_file
 
     (path,) = _tree(tmp_path, 1)
 

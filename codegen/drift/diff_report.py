@@ -8,8 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from acp_schema._github import Level, annotation
-from acp_schema.cli_output import shown
+from acp_schema.cli_output import Level, annotation, shown
 
 from .diff_verdicts import BREAKING, COMPATIBLE, UNKNOWN
 from .schema_diff import Change, DiffReport

@@ -50,6 +50,7 @@ INSTALLED_PACKAGES = (
     "acp_schema.codegen.drift.impact",
     "acp_schema.migrations",
     "acp_schema.migrations.framework",
+    "acp_schema.migrations.framework.disk",
     "acp_schema.migrations.resolution",
     "acp_schema.migrations.chunk_identity",
     "acp_schema.migrations.chunk_identity.planning",

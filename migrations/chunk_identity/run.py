@@ -34,9 +34,9 @@ from acp_schema.migrations.chunk_identity.helper_views import (
 )
 from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
 from acp_schema.migrations.framework.acknowledge import acknowledgements
+from acp_schema.migrations.framework.disk.sources import SourceFiles
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.framework.pool import WorkerPool
-from acp_schema.migrations.framework.sources import SourceFiles
 from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS, is_generated_bindings
 from acp_schema.migrations.resolution.modules import forget as forget_modules
 from acp_schema.migrations.resolution.modules import module_names

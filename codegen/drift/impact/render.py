@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from acp_schema._github import Level, annotation
+from acp_schema.cli_output import Level, annotation
 
 from .judge import MIGRATE_COMMAND, Impact
 from .run import Scan

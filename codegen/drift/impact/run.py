@@ -66,7 +66,7 @@ class Settings:
 def scan(settings: Settings, targets: Targets, progress: Progress | None = None) -> Scan:
     """Every impact of `targets` on the Python files under `settings.paths`."""
     from acp_schema.migrations.framework.config import ConfigFinder
-    from acp_schema.migrations.framework.files import discover, excluded
+    from acp_schema.migrations.framework.disk.files import discover, excluded
     from acp_schema.migrations.framework.pool import WorkerPool
     from acp_schema.migrations.resolution.exports import find_exports, vendored_modules
     from acp_schema.migrations.resolution.modules import forget
