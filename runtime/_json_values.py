@@ -343,16 +343,21 @@ def _rewrite_alias(node: Any, handler: GetCoreSchemaHandler) -> None:
         return
     if target is node or target.get("type") in ("model", "definition-ref"):
         return
-    if (target.get("metadata") or {}).get("acp_json_value"):
+    metadata = target.get("metadata") or {}
+    if metadata.get("acp_json_value"):
         return
-    plain = {key: value for key, value in target.items() if key != "ref"}
+    # Marked before the rewrite: an alias that refers to itself through others
+    # (`A = list[B]`, `B = list[A]`) then meets itself as done instead of recursing.
+    marks = {**metadata, "acp_json_value": True}
+    target["metadata"] = marks
+    plain = {key: value for key, value in target.items() if key not in ("ref", "metadata")}
     rewritten = _with_json_values(plain, handler)
     ref = target.get("ref")
     target.clear()
     target.update(rewritten)
     if ref is not None:
         target["ref"] = ref
-    target["metadata"] = {**(target.get("metadata") or {}), "acp_json_value": True}
+    target["metadata"] = {**(rewritten.get("metadata") or {}), **marks}
 
 
 # Keys of a core schema node that hold no validation schema.

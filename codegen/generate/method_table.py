@@ -139,6 +139,8 @@ def _params_of(
         f"{signature}\n    return super().params_of(decoded, name)\n"
     )
     assert isinstance(general, cst.FunctionDef) and isinstance(implementation, cst.FunctionDef)
+    if not overloads:  # a schema without methods: one overload alone is not allowed
+        return [implementation]
     return [*overloads, general, implementation]
 
 
