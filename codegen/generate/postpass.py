@@ -18,7 +18,7 @@ What the generator cannot express, the post-pass writes into the module, by synt
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
@@ -28,6 +28,7 @@ from typing import TypeGuard
 import libcst as cst
 from datamodel_code_generator.util import camel_to_snake
 
+from .model_parts import ModelParts, split_models
 from .prepass import TaggedUnion
 
 RUNTIME_MODULE = "acp_schema._runtime"
@@ -519,6 +520,7 @@ def _field_names(module: cst.Module) -> dict[str, dict[str, str]]:
 class FinishedModule:
     code: str
     names: frozenset[str]  # the classes and aliases it defines at top level
+    parts: ModelParts | None = None  # the module in two, where asked (`model_parts`)
 
 
 def _top_level_names(module: cst.Module) -> frozenset[str]:
@@ -535,13 +537,17 @@ def _top_level_names(module: cst.Module) -> frozenset[str]:
     return frozenset(names)
 
 
-def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
+def finish_module(
+    source: str, plan: PostpassPlan, split_for: Iterable[str] | None = None
+) -> FinishedModule:
     """Apply the post-pass to one generated module's source. The names come from the tree
-    at hand: reading them from the formatted text took another whole-module parse."""
+    at hand: reading them from the formatted text took another whole-module parse; so
+    does the split into parts (`split_for`: the notifications' params classes)."""
     with _collector_paused():
         module = cst.parse_module(source)
         done = module.visit(_Finisher(plan, _field_names(module)))
-        return FinishedModule(done.code, _top_level_names(done))
+        parts = None if split_for is None else split_models(done, split_for)
+        return FinishedModule(done.code, _top_level_names(done), parts)
 
 
 @contextmanager
