@@ -78,8 +78,13 @@ class AcpModel(BaseModel):
     # Fields a schema revision removed: their wire keys are dropped on decode; their
     # Python names are refused by the constructor, so code written for the old field
     # fails loudly. On the wire a Python name is just an unknown key.
-    __acp_ignored_keys__: ClassVar[frozenset[str]] = frozenset()
-    __acp_removed_names__: ClassVar[frozenset[str]] = frozenset()
+    # Declared for type checkers only: pydantic reads the class annotations of every base
+    # again for each subclass it creates (~270 per version), and these need no reading.
+    if TYPE_CHECKING:
+        __acp_ignored_keys__: ClassVar[frozenset[str]]
+        __acp_removed_names__: ClassVar[frozenset[str]]
+    __acp_ignored_keys__ = frozenset()
+    __acp_removed_names__ = frozenset()
 
     @classmethod
     def __get_pydantic_core_schema__(
