@@ -162,13 +162,10 @@ def with_unions_guarded(node: Any, handler: GetCoreSchemaHandler, top: bool = Tr
         except LookupError:  # still being defined (a recursive alias): done where it is
             return node
         if target is not node and target.get("type") not in (*_CLASSES, "definition-ref"):
-            guarded = with_unions_guarded(target, handler, False)
-            if guarded is not target:
-                ref = target.get("ref")
+            guarded = with_unions_guarded(target, handler, False)  # keeps the name (`ref`)
+            if guarded is not target:  # the same node when it was guarded before
                 target.clear()
                 target.update(guarded)
-                if ref is not None:
-                    target["ref"] = ref
             target.setdefault("metadata", {})[_GUARDED] = True
         return node
     copy = {

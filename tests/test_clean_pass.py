@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from acp_schema import v1, v2
 from acp_schema._runtime import AcpModel
@@ -367,5 +368,41 @@ def test_a_validator_of_a_subclass_sees_an_empty_mapping_as_context() -> None:
     context = Watched.seen[0]
     assert isinstance(context, Mapping) and dict(context) == {} and not context
     assert len(context) == 0 and list(context) == [] and context.get("k") is None
-    assert "clean pass" in repr(context)
+    assert repr(context) == "<acp_schema clean pass>"
     assert Watched.seen[1:] == [context, None]
+
+
+@pydantic_dataclass(config=ConfigDict(extra="allow"))
+class Point:
+    k: str
+
+
+class EitherPoint(AcpModel):
+    value: Point | dict[str, Any]
+
+
+def test_a_dataclass_refused_for_an_unknown_key_still_wins() -> None:
+    """A dataclass is a class with unknown keys too: with them forbidden, the plain dict
+    would take the object; configured, the dataclass does."""
+    text = '{"value": {"k": "s", "x": 1}}'
+    assert check(EitherPoint, text)
+    assert type(EitherPoint.model_validate_json(text).value) is Point
+    forbidding = EitherPoint.__pydantic_validator__.validate_json(text, extra="forbid")
+    assert type(forbidding.value) is dict
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_which_messages_of_a_stream_take_the_clean_pass(version: str) -> None:
+    """Of the realistic corpus (tests/bench/_corpus.py: every update kind an agent streams),
+    every message is decoded by the clean pass, no dict of unknown keys made, except the
+    config option updates, whose select options are a union of option lists and group
+    lists: guarded, they take the configured path."""
+    from tests.bench import _corpus
+
+    model = getattr(MODELS[version], NOTIFICATIONS[version])
+    for line in _corpus.lines(version, 300):
+        kind = json.loads(line)["params"]["update"]["sessionUpdate"]
+        params = json.dumps(json.loads(line)["params"])
+        decoded = model.model_validate_json(params)
+        clean = all(m.__pydantic_extra__ is None for m in models_in(decoded))
+        assert clean == (kind != "config_option_update"), kind
