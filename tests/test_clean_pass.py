@@ -16,12 +16,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from acp_schema import v1, v2
@@ -406,3 +413,53 @@ def test_which_messages_of_a_stream_take_the_clean_pass(version: str) -> None:
         decoded = model.model_validate_json(params)
         clean = all(m.__pydantic_extra__ is None for m in models_in(decoded))
         assert clean == (kind != "config_option_update"), kind
+
+
+class Chain(AcpModel):
+    label: str
+    next: Chain | dict[str, Any] | None = None
+
+
+def test_a_recursive_union_is_guarded_while_its_class_is_being_defined() -> None:
+    """`Chain` refers to itself before its schema is complete: the union cannot tell yet
+    what `Chain` holds, so it is guarded; with unknown keys forbidden, the inner object
+    would become a plain dict."""
+    text = '{"label": "a", "next": {"label": "b", "x": 1}}'
+    assert check(Chain, text)
+    assert type(Chain.model_validate_json(text).next) is Chain
+    forbidding = Chain.__pydantic_validator__.validate_json(text, extra="forbid")
+    assert type(forbidding.next) is dict
+
+
+class Lenient(AcpModel):
+    inner: Inner | None = None
+
+    @field_validator("inner", mode="wrap")
+    @classmethod
+    def _none_when_refused(cls, value: Any, handler: Any) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            return None
+
+
+def test_a_wrap_validator_that_swallows_a_refusal_is_guarded() -> None:
+    text = '{"inner": {"x": 1, "y": 2}}'
+    assert check(Lenient, text)
+    assert Lenient.model_validate_json(text).inner == Inner(x=1, y=2)
+    forbidding = Lenient.__pydantic_validator__.validate_json(text, extra="forbid")
+    assert forbidding.inner is None
+
+
+class LinkFirstInOrder(AcpModel):
+    value: Annotated[Link | TextLink, Field(union_mode="left_to_right")]
+
+
+def test_a_left_to_right_union_of_leaf_models_is_guarded() -> None:
+    """In order, the first member that takes the object wins, unknown keys and all: with
+    them forbidden, the second would."""
+    text = '{"value": {"uri": "u", "text": "t"}}'
+    assert check(LinkFirstInOrder, text)
+    assert type(LinkFirstInOrder.model_validate_json(text).value) is Link
+    forbidding = LinkFirstInOrder.__pydantic_validator__.validate_json(text, extra="forbid")
+    assert type(forbidding.value) is TextLink

@@ -90,7 +90,7 @@ def test_a_root_the_module_does_not_define_is_ignored() -> None:
 
 def test_a_statement_before_the_first_definition_is_refused() -> None:
     with pytest.raises(
-        ValueError, match="^the models module has a statement before its first definition$"
+        ValueError, match=r"^the models module has a statement before its first definition$"
     ):
         split_models(cst.parse_module('"""doc"""\nX = 1\n'), ["X"])
 
