@@ -170,6 +170,7 @@ def typecheck(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks: ratios against baselines measured side by side in one run."""
     session.install("-e", ".[dev]")
+    session.install("orjson")  # a peer in the `peers` table (decode x json.loads)
     session.run("python", "-m", "tests.bench", *session.posargs)
 
 

@@ -84,7 +84,11 @@ class FastStruct(msgspec.Struct, Generic[M], forbid_unknown_fields=True, gc=Fals
             pass
         if isinstance(data, memoryview):
             data = data.tobytes()
-        model: M = cls.model_type().model_validate_json(data)  # type: ignore[attr-defined]
+        # The models' configured validation straight away: a text the Struct refused holds
+        # an unknown key or value as a rule, which the models' clean pass would refuse too.
+        kind: Any = cls.model_type()
+        decode = getattr(kind, "_validate_json_as_configured", kind.model_validate_json)
+        model: M = decode(data)
         return model
 
     def model_dump_json(self) -> str:

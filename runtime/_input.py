@@ -12,7 +12,7 @@ caller names the file in its own message style). What is refused, and why:
   parses that escape into a `str` that cannot be printed or written as UTF-8 later;
 * integers with more digits than CPython converts (`sys.get_int_max_str_digits()`), which
   `json.loads` would report as a bare ValueError;
-* JSON nested deeper than the caller's limit (`_json_nesting`), before any recursion.
+* JSON nested deeper than the caller's limit (`_validation.json_nesting`), before any recursion.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
-from ._json_nesting import too_deep
+from ._validation.json_nesting import too_deep
 
 # Far above any real schema (the bundled ones are < 1 MB) or hand-written module.
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -263,7 +263,7 @@ def _printable(pointer: str) -> str:
     return pointer.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-# A JSON string (skipped whole; see _json_nesting) or a run of digits outside strings.
+# A JSON string (skipped whole; see _validation/json_nesting.py) or a run of digits outside strings.
 _DIGIT_RUNS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|(\d+)', re.DOTALL)
 
 

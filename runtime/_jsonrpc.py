@@ -22,8 +22,8 @@ import msgspec
 from pydantic import TypeAdapter
 
 from ._fast import REFUSALS, FastStruct
-from ._json_values import _python_input
 from ._runtime import AcpModel, loads_wire
+from ._validation.json_values import _python_input
 
 # The side that handles a method: any string the schema's `x-side` uses. Each generated
 # `methods` module narrows it to a Literal of its own sides (`MethodTable[Side]`).
@@ -194,6 +194,28 @@ class MethodTable(Generic[SideT]):
         they are what the models decode (`acp_schema._fast` has the rule).
         """
         if not isinstance(message, dict):
+            # A stream repeats a method: the route of the last message is tried first, as one
+            # Struct for the whole message (one pass over the text), and inline: the calls
+            # and the `Decoded` are most of what the fast path adds to msgspec's parse.
+            guess = self._guesses.get(side)
+            if guess is not None and (guess.kind != "response" or guess.name == method):
+                try:
+                    whole = guess.whole.decode(message)  # type: ignore[union-attr]
+                except REFUSALS:
+                    pass
+                else:
+                    decoded = _new(Decoded)  # its fields filled as `_decoded` says why
+                    values = decoded.__dict__
+                    values.update(guess.fields)
+                    if guess.kind == "response":
+                        ident = whole.id
+                        values["id"] = None if ident is _UNSET else ident
+                        values["result"] = whole.result
+                    else:
+                        values["params"] = whole.params
+                        if guess.kind == "request":
+                            values["id"] = whole.id
+                    return decoded
             fast = self._fast_decode(message, method, side)
             if fast is not None:
                 return fast
@@ -238,18 +260,8 @@ class MethodTable(Generic[SideT]):
         """The message decoded by the fast path, or None where the models' path decides
         (anything refused, an error response, a method without a mirrored type).
 
-        A stream repeats a method: the route of the last message decoded is tried first, as
-        one Struct for the whole message (one pass over the text); any other message takes
-        the general envelope, whose params, result and error are decoded in a second pass."""
-        guess = self._guesses.get(side)
-        if guess is not None and (guess.kind != "response" or guess.name == method):
-            try:
-                whole = guess.whole.decode(message)  # type: ignore[union-attr]
-            except REFUSALS:
-                pass
-            else:
-                value = whole.result if guess.kind == "response" else whole.params
-                return _decoded(guess.kind, guess.name, getattr(whole, "id", None), value)
+        This is the general envelope, whose params, result and error are decoded in a second
+        pass; `decode` tries the route of the last message first, in one pass."""
         try:
             envelope = _ENVELOPE.decode(message)
         except REFUSALS:
@@ -284,14 +296,15 @@ class MethodTable(Generic[SideT]):
         whole message. No decoders for a method the table lacks or the fast module does not
         mirror."""
         notification = kind == "notification"
+        fields = {**_FIELDS, "kind": kind, "method": name}
         try:
             entry = self.get(name, side=side, notification=notification)
         except UnknownMethodError:
-            route = _Route(kind, name, None, None)  # the models' path raises it
+            route = _Route(kind, name, None, None, fields)  # the models' path raises it
         else:
             decoder = entry.fast_result if kind == "response" else entry.fast_params
             whole = None if decoder is None else _whole_message(entry, kind)
-            route = _Route(kind, name, decoder, whole)
+            route = _Route(kind, name, decoder, whole, fields)
         if len(self._fast_routes) < _ROUTES_KEPT:  # names come from the wire: bounded
             self._fast_routes[(name, side, kind)] = route
         return route
@@ -316,6 +329,7 @@ class _Route:
     name: str
     decoder: msgspec.json.Decoder[Any] | None  # the params or result alone
     whole: msgspec.json.Decoder[Any] | None  # the whole message
+    fields: dict[str, Any]  # a `Decoded`'s fields, before the message's own are put in
 
 
 def _whole_message(entry: Method[Any], kind: Kind) -> msgspec.json.Decoder[Any]:
@@ -357,6 +371,7 @@ def _decoded(kind: Kind, name: str, ident: Any, value: Any) -> Decoded:
 
 
 _ROUTES_KEPT = 4096
+_new = object.__new__
 # The fields of a `Decoded`, in its order, for each kind the fast path gives.
 _FIELDS = dict.fromkeys(("kind", "method", "id", "params", "result", "error"))
 _RESPONSE = {**_FIELDS, "kind": "response"}

@@ -19,7 +19,9 @@ rest lives by responsibility, re-exported here:
 (`acp_schema._runtime.AcpModel`), so moving it would change what they print.
 """
 
-from __future__ import annotations
+# Annotations here are evaluated as written (no `from __future__ import annotations`):
+# pydantic reads AcpModel's class annotations again for each of the ~270 generated
+# subclasses, and a string annotation costs a `compile` there (about 13 ms per version).
 
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
@@ -28,13 +30,18 @@ from pydantic import MISSING, BaseModel, ConfigDict, GetCoreSchemaHandler, Valid
 from pydantic_core import core_schema
 from typing_extensions import Self
 
-from ._errors import readable
-from ._json_text import _json_error, _NanToken, _too_deep, _with_nan_refused, loads_wire
-from ._json_text import _nan_problem as _nan_problem  # `transcripts.store` imports it from here
-from ._json_values import NotJsonError as NotJsonError  # raised to callers: importable here too
-from ._json_values import _python_input, _with_json_values
-from ._markers import DefaultOnError, DefaultOnNull, JsonInteger, SkipInvalidItems
-from ._tag_dispatch import TagDispatch
+from ._validation.clean_pass import CLEAN, Unclean, with_unions_guarded
+from ._validation.errors import readable
+from ._validation.json_text import _json_error, _NanToken, _too_deep, _with_nan_refused, loads_wire
+from ._validation.json_text import (
+    _nan_problem as _nan_problem,  # `transcripts.store` imports it from here
+)
+from ._validation.json_values import (
+    NotJsonError as NotJsonError,  # raised to callers: importable here too
+)
+from ._validation.json_values import _python_input, _with_json_values
+from ._validation.markers import DefaultOnError, DefaultOnNull, JsonInteger, SkipInvalidItems
+from ._validation.tag_dispatch import TagDispatch
 
 __all__ = [
     "MISSING",
@@ -75,8 +82,13 @@ class AcpModel(BaseModel):
     # Fields a schema revision removed: their wire keys are dropped on decode; their
     # Python names are refused by the constructor, so code written for the old field
     # fails loudly. On the wire a Python name is just an unknown key.
-    __acp_ignored_keys__: ClassVar[frozenset[str]] = frozenset()
-    __acp_removed_names__: ClassVar[frozenset[str]] = frozenset()
+    # Declared for type checkers only: pydantic reads the class annotations of every base
+    # again for each subclass it creates (~270 per version), and these need no reading.
+    if TYPE_CHECKING:
+        __acp_ignored_keys__: ClassVar[frozenset[str]]
+        __acp_removed_names__: ClassVar[frozenset[str]]
+    __acp_ignored_keys__ = frozenset()
+    __acp_removed_names__ = frozenset()
 
     @classmethod
     def __get_pydantic_core_schema__(
@@ -87,7 +99,8 @@ class AcpModel(BaseModel):
         # text, a `NaN` token is refused while validating (no pre-scan of the text).
         schema: Any = handler(source)
         if schema.get("type") == "model":  # its fields; nested models did their own
-            schema = {**schema, "schema": _with_json_values(schema["schema"], handler)}
+            fields = with_unions_guarded(_with_json_values(schema["schema"], handler), handler)
+            schema = {**schema, "schema": fields}
         schema = _with_nan_refused(schema, handler, top=True)
         if schema.get("type") == "model" and schema["schema"].get("type") == "model-fields":
             extra = (schema.get("config") or {}).get("extra_fields_behavior", "allow")
@@ -145,30 +158,59 @@ class AcpModel(BaseModel):
     ) -> Self:
         """Decode JSON text. `NaN` is not JSON and is refused, and depth is not limited to
         pydantic-core's 200 levels (deeper input is parsed by `json` and then validated)."""
+        if strict is None and extra is None and context is None and by_alias is by_name is None:
+            # The clean pass first: no dict per model for unknown keys (`_clean_pass`).
+            try:
+                return cls.__pydantic_validator__.validate_json(  # type: ignore[no-any-return]
+                    json_data, extra="forbid", context=CLEAN
+                )
+            except (ValidationError, Unclean):
+                pass  # unknown keys, a fallback or an error: decided as configured
+            except _NanToken:
+                raise _json_error(cls.__name__, json_data, "NaN is not JSON") from None
+        options = {"strict": strict, "extra": extra, "context": context}
+        options.update(by_alias=by_alias, by_name=by_name)
+        return cls._validate_json_as_configured(json_data, **options)
+
+    @classmethod
+    def _validate_json_as_configured(
+        cls, json_data: str | bytes | bytearray, **options: Any
+    ) -> Self:
+        """`model_validate_json` without the clean pass (for text already known to be
+        refused by a stricter reader: the fast path's fallback)."""
         # `NaN` is refused while the parsed text is validated: number nodes and free-form
         # values check for it (`_with_nan_refused`), and so do the fallbacks that would drop
         # a malformed value (`_not_nan`). `Infinity` is left to the types, as an overflowing
         # `1e400` is: typed numbers refuse it, a free-form value reads it as infinity.
         try:
-            no_options = strict is None and extra is None and context is None
-            if no_options and by_alias is None and by_name is None:
+            if all(value is None for value in options.values()):
                 return cls.__pydantic_validator__.validate_json(json_data)  # type: ignore[no-any-return]
-            return cls.__pydantic_validator__.validate_json(  # type: ignore[no-any-return]
-                json_data,
-                strict=strict,
-                extra=extra,
-                context=context,
-                by_alias=by_alias,
-                by_name=by_name,
-            )
+            return cls.__pydantic_validator__.validate_json(json_data, **options)  # type: ignore[no-any-return]
         except _NanToken:
             raise _json_error(cls.__name__, json_data, "NaN is not JSON") from None
         except ValidationError as error:
             if not _too_deep(error):
                 raise readable(error, "json") from None
-        options: dict[str, Any] = {"strict": strict, "extra": extra, "context": context}
-        options.update(by_alias=by_alias, by_name=by_name)
         return cls.model_validate(loads_wire(json_data, cls.__name__), **options)
+
+    @property
+    def model_extra(self) -> dict[str, Any] | None:
+        # The clean pass leaves None where the configured validation makes an empty dict;
+        # pydantic treats the two alike, and so does this (a dict the caller may fill).
+        extra = self.__pydantic_extra__
+        if extra is None and self.model_config.get("extra") == "allow":
+            extra = {}
+            object.__setattr__(self, "__pydantic_extra__", extra)
+        return extra
+
+    if not TYPE_CHECKING:  # type checkers keep pydantic's signature
+
+        def __setattr__(self, name, value):
+            # An unknown attribute goes to the unknown keys (`extra="allow"`): their dict
+            # first, where the clean pass made none.
+            if self.__pydantic_extra__ is None and name not in self.__pydantic_fields__:
+                self.model_extra  # noqa: B018 (makes the dict)
+            super().__setattr__(name, value)
 
     @property
     def model_fields_set(self) -> set[str]:

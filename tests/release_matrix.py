@@ -166,14 +166,21 @@ def numbered_names(cell: Cell, workdir: Path) -> list[str]:
     schema: the generator's numbered classes, which the pre-pass exists to prevent."""
     doc = json.loads(cell.path.read_text(encoding="utf-8"))
     declared = {class_name(n) for key in ("$defs", "definitions") for n in doc.get(key, {})}
-    source = (workdir / cell.package / cell.protocol / "_models.py").read_text(encoding="utf-8")
+    folder = workdir / cell.package / cell.protocol
     names = set()
-    for node in ast.parse(source).body:
+    for part in ("_notifications.py", "_models.py"):  # the models come in two parts
+        names.update(_defined(ast.parse((folder / part).read_text(encoding="utf-8"))))
+    return sorted(n for n in names if n[-1].isdigit() and n not in declared)
+
+
+def _defined(tree: ast.Module) -> set[str]:
+    names = set()
+    for node in tree.body:
         if isinstance(node, ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return sorted(n for n in names if n[-1].isdigit() and n not in declared)
+    return names
 
 
 def _fast_problem(fast_module: Any, name: str, payload: Any, value: Any) -> str | None:

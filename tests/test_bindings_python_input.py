@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from acp_schema import MISSING, v1, v2
-from acp_schema._json_values import _DEEP_CONTAINERS, MAX_DEPTH
+from acp_schema._validation.json_values import _DEEP_CONTAINERS, MAX_DEPTH
 from acp_schema.v1.methods import METHODS as V1_METHODS
 
 from .budget import examples

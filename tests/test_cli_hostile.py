@@ -28,8 +28,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_schema._input import MAX_INPUT_BYTES
-from acp_schema._json_nesting import too_deep
 from acp_schema._runtime import MISSING
+from acp_schema._validation.json_nesting import too_deep
 from acp_schema.cli import main
 from acp_schema.codegen import bundled
 from acp_schema.codegen.generate import pipeline as generate

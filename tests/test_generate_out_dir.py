@@ -33,6 +33,7 @@ def generated_text(body: str) -> str:
 def files(version: str = "new") -> list[GeneratedFile]:
     return [
         GeneratedFile("__init__.py", generated_text(f"FACADE = {version!r}\n")),
+        GeneratedFile("_notifications.py", generated_text(f"CARRIED = {version!r}\n")),
         GeneratedFile("_models.py", generated_text(f"MODELS = {version!r}\n")),
         GeneratedFile("methods.py", generated_text(f"METHODS = {version!r}\n")),
         GeneratedFile("fast.py", generated_text(f"FAST = {version!r}\n")),

@@ -57,7 +57,7 @@ def test_generate_reads_the_schema_once_and_derives_its_method_roles_once(
     assert (out / "methods.py").is_file()
     assert counted["roles"] == 1
     assert counted[str(schema)] == 1
-    assert "(5 files)" in capsys.readouterr().out
+    assert "(6 files)" in capsys.readouterr().out
 
 
 def test_schema_check_derives_the_method_roles_once_per_schema(

@@ -55,7 +55,7 @@ def test_mypy_sees_the_models_through_the_lazy_package(
         encoding="utf-8",
     )
     lines = _mypy(installed_project, mypy_cache, tmp_path, str(user))
-    model = "acp_schema.v2._models.UpdateSessionNotification"
+    model = "acp_schema.v2._notifications.UpdateSessionNotification"
     assert lines[0].startswith('user.py:4: note: Revealed type is "def (')
     assert lines[0].endswith(f'-> {model}"')
     assert lines[1:] == [
@@ -90,7 +90,7 @@ def test_what_the_readme_says_about_construction_and_presence(
     assert lines == [
         'user.py:4: error: Unexpected keyword argument "messageId" for "SessionMessage"; '
         'did you mean "message_id"?  [call-arg]',
-        'user.py:4: note: "SessionMessage" defined in "acp_schema.v2._models"',
+        'user.py:4: note: "SessionMessage" defined in "acp_schema.v2._notifications"',
         'user.py:6: note: Revealed type is "str | None"',
         'user.py:9: note: Revealed type is "str | None"',
         'user.py:11: note: Revealed type is "acp_schema._runtime.AcpModel | '

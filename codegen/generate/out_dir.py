@@ -40,6 +40,7 @@ from .package_files import left_by_python, parse_header
 # test keeps the two in step). An editable install maps them from separate folders.
 INSTALLED_PACKAGES = (
     "acp_schema",
+    "acp_schema._validation",
     "acp_schema.transcripts",
     "acp_schema.acp_bridge",
     "acp_schema.v1",

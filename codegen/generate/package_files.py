@@ -18,10 +18,14 @@ GENERATOR = "datamodel-code-generator"
 
 # What `generate.render` writes into a package directory; the test suite checks that
 # these lists still match a real render.
-# `__init__.py` is a small facade that imports the models module on first use.
+# `__init__.py` is a small facade that imports the models on first use: the models the
+# notifications carry from `_notifications.py`, the others from `_models.py`, which holds
+# every name (`model_parts.py`).
 MODELS_MODULE = "_models"
-GENERATED_FILES = ("__init__.py", f"{MODELS_MODULE}.py", "methods.py", "fast.py", "py.typed")
-HEADERED_FILES = ("__init__.py", f"{MODELS_MODULE}.py", "methods.py", "fast.py")
+NOTIFICATIONS_MODULE = "_notifications"
+_MODULES = (f"{NOTIFICATIONS_MODULE}.py", f"{MODELS_MODULE}.py")
+GENERATED_FILES = ("__init__.py", *_MODULES, "methods.py", "fast.py", "py.typed")
+HEADERED_FILES = ("__init__.py", *_MODULES, "methods.py", "fast.py")
 
 # Left behind by Python itself, not by the generator.
 IGNORED_NAMES = frozenset({"__pycache__"})

@@ -39,6 +39,7 @@ from .package_files import (
     GENERATED_FILES,
     GENERATOR,
     MODELS_MODULE,
+    NOTIFICATIONS_MODULE,
     header_lines,
     seal,
 )
@@ -161,9 +162,12 @@ if not TYPE_CHECKING:
     def __getattr__(name: str) -> object:
         if name not in __all__:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        models = importlib.import_module(".MODELS_MODULE", __name__)
+        # What the notifications carry comes alone; any other name needs all the models.
+        names = _NOTIFICATIONS if name in _NOTIFICATIONS else __all__
+        part = ".NOTIFICATIONS_MODULE" if names is _NOTIFICATIONS else ".MODELS_MODULE"
+        models = importlib.import_module(part, __name__)
         # Bound here once, so that later lookups skip this function.
-        globals().update({public: getattr(models, public) for public in __all__})
+        globals().update({public: getattr(models, public) for public in names})
         return getattr(models, name)
 
     def __dir__() -> list[str]:
@@ -171,11 +175,13 @@ if not TYPE_CHECKING:
 """
 
 
-def _facade_module(names: Iterable[str], file_header: str) -> str:
+def _facade_module(names: Iterable[str], notified: Iterable[str], file_header: str) -> str:
     """The package's `__init__.py`: every public name of the models module (`_models.py`),
     re-exported for type checkers and imported on first use at run time, so that importing
-    the package or its `fast` module does not import pydantic and the models."""
+    the package or its `fast` module does not import pydantic and the models; a name of
+    `notified` (the `_notifications.py` part) imports that part alone."""
     public = sorted(name for name in names if not name.startswith("_"))
+    carried = [_identifier(name).value for name in sorted(notified) if not name.startswith("_")]
     aliases = [
         cst.ImportAlias(_identifier(name), asname=cst.AsName(cst.Name(name))) for name in public
     ]
@@ -199,7 +205,18 @@ def _facade_module(names: Iterable[str], file_header: str) -> str:
             leading_lines=[cst.EmptyLine()],
         )
     )
+    part = cst.Call(
+        cst.Name("frozenset"),
+        [cst.Arg(cst.Set([cst.Element(_literal(n)) for n in carried]))] if carried else [],
+    )
+    body.append(
+        cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Name("_NOTIFICATIONS"))], part)],
+            leading_lines=[cst.EmptyLine()],
+        )
+    )
     fixed = _FACADE_RUNTIME.replace("MODELS_MODULE", _identifier(MODELS_MODULE).value)
+    fixed = fixed.replace("NOTIFICATIONS_MODULE", _identifier(NOTIFICATIONS_MODULE).value)
     runtime = cst.parse_module(fixed)  # fixed code, no schema text
     first, *rest = runtime.body  # its comment is the parsed module's header
     body += [first.with_changes(leading_lines=[cst.EmptyLine(), *runtime.header]), *rest]
@@ -249,9 +266,14 @@ def render(
             raise SchemaError(schema_path, problems)
         models = finish()
     _stage(schema_path, "post-pass (decoding markers, tagged unions, builders)", progress)
-    finished = finish_module(models, PostpassPlan(unions=pre.unions, ignored_keys=ignored))
-    models = ruff_format(finished.code, f"{MODELS_MODULE}.py")
     roles = loaded.roles
+    notified = [
+        class_name(e.params) for e in roles.entries if e.kind == "notification" and e.params
+    ]
+    plan = PostpassPlan(unions=pre.unions, ignored_keys=ignored)
+    finished = finish_module(models, plan, split_for=notified)
+    assert finished.parts is not None
+    models = finished.code  # all of it, executed to derive the fast path (not written)
     defined = finished.names
     classes = {
         name: class_name(name)
@@ -267,10 +289,17 @@ def render(
     fast = ruff_format(fast_module(models, file_header), "fast.py")
     table = methods_module(roles, file_header, classes, mirrored_names(fast))
     methods = ruff_format(table, "methods.py")
-    facade = ruff_format(_facade_module(defined, file_header), "__init__.py")
+    parts = finished.parts
+    facade = ruff_format(_facade_module(defined, parts.names, file_header), "__init__.py")
     rendered = [
         GeneratedFile("__init__.py", seal(facade)),
-        GeneratedFile(f"{MODELS_MODULE}.py", seal(models)),
+        GeneratedFile(
+            f"{NOTIFICATIONS_MODULE}.py",
+            seal(ruff_format(parts.notifications, f"{NOTIFICATIONS_MODULE}.py")),
+        ),
+        GeneratedFile(
+            f"{MODELS_MODULE}.py", seal(ruff_format(parts.models, f"{MODELS_MODULE}.py"))
+        ),
         GeneratedFile("methods.py", seal(methods)),
         GeneratedFile("fast.py", seal(fast)),
         GeneratedFile("py.typed", ""),
@@ -312,7 +341,7 @@ for module in ("pkg", "pkg.fast", "pkg.methods"):
 models = importlib.import_module("pkg.{MODELS_MODULE}")
 for value in vars(models).values():
     if isinstance(value, type) and issubclass(value, AcpModel):
-        if value.__module__ == models.__name__:
+        if value.__module__ in ("pkg.{MODELS_MODULE}", "pkg.{NOTIFICATIONS_MODULE}"):
             value.model_rebuild(force=True)
 """
 

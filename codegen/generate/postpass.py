@@ -18,7 +18,7 @@ What the generator cannot express, the post-pass writes into the module, by synt
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
@@ -28,6 +28,7 @@ from typing import TypeGuard
 import libcst as cst
 from datamodel_code_generator.util import camel_to_snake
 
+from .model_parts import ModelParts, split_models
 from .module_level import (
     RUNTIME_IMPORT,
     RUNTIME_MODULE,
@@ -562,20 +563,25 @@ def _field_names(module: cst.Module) -> dict[str, dict[str, str]]:
 class FinishedModule:
     code: str
     names: frozenset[str]  # the classes and aliases it defines at top level
+    parts: ModelParts | None = None  # the module in two, where asked (`model_parts`)
 
 
 def _top_level_names(module: cst.Module) -> frozenset[str]:
     return frozenset(name for statement in module.body for name in defines(statement))
 
 
-def finish_module(source: str, plan: PostpassPlan) -> FinishedModule:
+def finish_module(
+    source: str, plan: PostpassPlan, split_for: Iterable[str] | None = None
+) -> FinishedModule:
     """Apply the post-pass to one generated module's source. The names come from the tree
-    at hand: reading them from the formatted text took another whole-module parse."""
+    at hand: reading them from the formatted text took another whole-module parse; so
+    does the split into parts (`split_for`: the notifications' params classes)."""
     with _collector_paused():
         module = cst.parse_module(source)
         positions = {name: i for i, st in enumerate(module.body) for name in defines(st)}
         done = module.visit(_Finisher(plan, _field_names(module), positions))
-        return FinishedModule(done.code, _top_level_names(done))
+        parts = None if split_for is None else split_models(done, split_for)
+        return FinishedModule(done.code, _top_level_names(done), parts)
 
 
 @contextmanager

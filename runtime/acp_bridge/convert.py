@@ -40,7 +40,8 @@ __all__ = [
     "to_acp",
 ]
 
-_BINDINGS_MODULE = "acp_schema.v1._models"
+# The modules that define the v1 classes (the generated models come in two parts).
+BINDINGS_MODULES = frozenset({"acp_schema.v1._models", "acp_schema.v1._notifications"})
 _ACP_MODULE = acp_models.__name__
 _BASES = frozenset({"BaseModel", "RootModel"})
 
@@ -64,7 +65,7 @@ def to_acp(model: Any) -> BaseModel:
     """
     if isinstance(model, FastStruct):
         model = model.to_model()
-    if not isinstance(model, BaseModel) or type(model).__module__ != _BINDINGS_MODULE:
+    if not isinstance(model, BaseModel) or type(model).__module__ not in BINDINGS_MODULES:
         raise TypeError(f"to_acp converts acp_schema.v1 models, not {type(model).__name__}")
     return acp_model_of(type(model), model.model_dump(mode="json"))
 
@@ -182,22 +183,24 @@ def _same_number(one: Any, other: Any) -> bool:
 
 @cache
 def _acp_classes() -> dict[str, type[BaseModel]]:
-    return _model_classes(vars(acp_models), _ACP_MODULE)
+    return _model_classes(vars(acp_models), frozenset({_ACP_MODULE}))
 
 
 @cache
 def _binding_classes() -> dict[str, type[BaseModel]]:
     names = v1.__all__  # the facade lists every class; looking one up loads the models
-    return _model_classes({name: getattr(v1, name) for name in names}, _BINDINGS_MODULE)
+    return _model_classes({name: getattr(v1, name) for name in names}, BINDINGS_MODULES)
 
 
-def _model_classes(namespace: dict[str, Any], module: str) -> dict[str, type[BaseModel]]:
+def _model_classes(
+    namespace: dict[str, Any], modules: frozenset[str]
+) -> dict[str, type[BaseModel]]:
     return {
         name: value
         for name, value in namespace.items()
         if isinstance(value, type)
         and issubclass(value, BaseModel)
-        and value.__module__ == module
+        and value.__module__ in modules
         and value.__name__ == name
         and not name.startswith("_")
         and name not in _BASES
@@ -232,7 +235,8 @@ def _candidates(cls: type[BaseModel], side: str) -> Candidates:
     that add only tags; each with its tags (wire key, value)."""
     others = _acp_classes() if side == "acp" else _binding_classes()
     for base in cls.__mro__:
-        if base.__module__ not in (_BINDINGS_MODULE, _ACP_MODULE) or base.__name__ in _BASES:
+        known = base.__module__ in BINDINGS_MODULES or base.__module__ == _ACP_MODULE
+        if not known or base.__name__ in _BASES:
             continue  # pydantic's and the packages' own base classes are no definitions
         found = others.get(base.__name__)
         if found is not None:

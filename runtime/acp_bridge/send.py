@@ -22,7 +22,7 @@ from acp_schema._runtime import TagDispatch
 from acp_schema.v1.methods import METHODS
 
 from ._support import send_raw_notification
-from .convert import LossyConversionError, acp_model_of
+from .convert import BINDINGS_MODULES, LossyConversionError, acp_model_of
 
 __all__ = ["ACP_UPDATE_KINDS", "send"]
 
@@ -62,7 +62,7 @@ async def send(connection: Any, message: Any, *, session_id: str | None = None) 
     if not isinstance(connection, AgentSideConnection):
         raise TypeError(f"send needs an acp AgentSideConnection, not {type(connection).__name__}")
     model = message.to_model() if isinstance(message, FastStruct) else message
-    if not isinstance(model, BaseModel) or type(model).__module__ != "acp_schema.v1._models":
+    if not isinstance(model, BaseModel) or type(model).__module__ not in BINDINGS_MODULES:
         raise TypeError(f"send takes acp_schema.v1 models, not {type(message).__name__}")
     if isinstance(model, v1.SessionNotification):
         if session_id is not None and session_id != model.session_id:

@@ -13,9 +13,9 @@ from typing import Any, NoReturn, TypeVar
 from pydantic import MISSING, GetCoreSchemaHandler, ValidationError
 from pydantic_core import core_schema
 
-from ._errors import readable
-from ._json_text import _NAN_DONE, _json_error, _refuse_nan
-from ._markers import _OPAQUE
+from .errors import readable
+from .json_text import _NAN_DONE, _json_error, _refuse_nan
+from .markers import _OPAQUE
 
 
 class NotJsonError(TypeError):

@@ -9,7 +9,8 @@ from typing import Any, get_args
 from pydantic import BaseModel, GetCoreSchemaHandler, PydanticUndefinedAnnotation
 from pydantic_core import PydanticCustomError, core_schema
 
-from ._errors import known_label, other_label
+from .clean_pass import CLEAN_SAFE
+from .errors import known_label, other_label
 
 
 def _variant_classes(kind: Any) -> list[type[BaseModel]]:
@@ -96,8 +97,9 @@ class TagDispatch:
         # among the wire names of the location).
         known_branch = (tagged, known_label(self.wire_key))
         if other_class is None:
+            safe = {CLEAN_SAFE: True}
             return core_schema.union_schema(
-                [known_branch], mode="left_to_right", auto_collapse=False
+                [known_branch], mode="left_to_right", auto_collapse=False, metadata=safe
             )
         known = frozenset(variants)
         wire_key = self.wire_key
@@ -116,4 +118,8 @@ class TagDispatch:
             refuse_known, handler.generate_schema(other_class)
         )
         other_branch = (other, other_label(self.wire_key))
-        return core_schema.union_schema([known_branch, other_branch], mode="left_to_right")
+        # Safe in the clean pass (`_clean_pass`): the Other branch refuses the known tags, so
+        # a known variant refused for an unknown key is not read as Other instead.
+        return core_schema.union_schema(
+            [known_branch, other_branch], mode="left_to_right", metadata={CLEAN_SAFE: True}
+        )

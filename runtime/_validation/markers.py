@@ -11,7 +11,8 @@ from typing import Any
 from pydantic import MISSING, GetCoreSchemaHandler
 from pydantic_core import PydanticCustomError, PydanticOmit, core_schema
 
-from ._json_text import _refuse_nan
+from .clean_pass import CLEAN_SAFE, give_up_if_clean
+from .json_text import _refuse_nan
 
 
 def _unwrap_defaults(schema: core_schema.CoreSchema) -> dict[str, Any]:
@@ -42,9 +43,11 @@ def _fresh(empty: Any) -> Any:
 
 def _not_nan(value: Any, info: core_schema.ValidationInfo) -> None:
     """A malformed value read from JSON text is replaced or skipped, unless it holds `NaN`:
-    then the whole text is refused (pydantic-core read the token; JSON has none)."""
+    then the whole text is refused (pydantic-core read the token; JSON has none). In the
+    clean pass (`_clean_pass`) nothing is replaced: the pass gives up."""
     if info.mode == "json":
         _refuse_nan(value)
+        give_up_if_clean(info)
 
 
 def _missing(value: Any, info: core_schema.ValidationInfo) -> Any:
@@ -80,7 +83,9 @@ class DefaultOnError:
             # deeper than Python can walk into "omitted").
             missing = core_schema.with_info_plain_validator_function(_missing)
             either = core_schema.json_or_python_schema(
-                json_schema=core_schema.union_schema([inner, missing], mode="left_to_right"),
+                json_schema=core_schema.union_schema(
+                    [inner, missing], mode="left_to_right", metadata={CLEAN_SAFE: True}
+                ),
                 python_schema=core_schema.with_default_schema(
                     inner, default=MISSING, on_error="default"
                 ),
@@ -100,6 +105,7 @@ class DefaultOnError:
         return core_schema.union_schema(
             [inner, core_schema.with_info_plain_validator_function(fallback)],
             mode="left_to_right",
+            metadata={CLEAN_SAFE: True},
         )
 
 
@@ -118,7 +124,9 @@ class SkipInvalidItems:
         # `on_error="omit"`, which would drop an item holding `NaN` too; see DefaultOnError).
         omit = core_schema.with_info_plain_validator_function(_omit)
         array["items_schema"] = core_schema.json_or_python_schema(
-            json_schema=core_schema.union_schema([items, omit], mode="left_to_right"),
+            json_schema=core_schema.union_schema(
+                [items, omit], mode="left_to_right", metadata={CLEAN_SAFE: True}
+            ),
             python_schema=core_schema.with_default_schema(items, on_error="omit"),
         )
         return schema
