@@ -32,7 +32,10 @@ from acp_schema.migrations.framework.acknowledge import acknowledgements
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.resolution.bindings import Bindings
 from acp_schema.migrations.resolution.facts import METADATA, Facts
+from acp_schema.migrations.resolution.module_symbols import RunModules
 from acp_schema.migrations.resolution.old_bindings import HINT, OldBindings, find_old_bindings
+from acp_schema.migrations.resolution.type_evidence import TypeOracle
+from acp_schema.migrations.resolution.value_evidence import ValueEvidence
 
 __all__ = [
     "ChunkBuilderCommand",
@@ -62,9 +65,12 @@ class MigrationCommand(CodemodCommand):
         repository_wide: bool = False,
         old_bindings: OldBindings | None = None,
         refused: Mapping[str, str] | None = None,
+        run_modules: RunModules | None = None,
     ) -> None:
         super().__init__(context)
         self.refused = dict(refused or {})
+        # The run's modules, for type facts across modules (classes, aliases, constants).
+        self.run_modules = run_modules or RunModules()
         self.repository_wide = repository_wide
         old = old_bindings or OldBindings()
         self.bindings = Bindings.with_extra(
@@ -132,6 +138,8 @@ class MigrationCommand(CodemodCommand):
             facts, self.selected, helpers=self.helpers, todo_comments=self.todo_comments
         )
         planner.repository_wide = self.repository_wide
+        values = ValueEvidence(facts, TypeOracle(self.bindings, self.run_modules))
+        planner.values = values
         source = self.source if self.source is not None else tree.code.encode("utf-8")
         planner.acknowledged = acknowledgements(source)
         planner.refused = self.refused
@@ -142,7 +150,7 @@ class MigrationCommand(CodemodCommand):
             facts,
             plan,
             planner.acknowledged,
-            planner.near_chunks,
+            values=values,
             report=rules.OCCURRENCE in self.selected,
             todo_comments=self.todo_comments,
         )

@@ -17,8 +17,9 @@ from typing import Any
 from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import os_reason
 from acp_schema.migrations.chunk_identity import rule_ids as rules
-from acp_schema.migrations.chunk_identity.accounting.accounting import unrelated_by_reach
+from acp_schema.migrations.chunk_identity.accounting.accounting import Account
 from acp_schema.migrations.chunk_identity.accounting.occurrences import scan
+from acp_schema.migrations.chunk_identity.accounting.proofs import generated
 from acp_schema.migrations.chunk_identity.file_migration import (
     FileResult,
     Options,
@@ -37,17 +38,16 @@ from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
 from acp_schema.migrations.framework.acknowledge import acknowledgements
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.framework.pool import WorkerPool
-from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS, is_generated_bindings
+from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS
+from acp_schema.migrations.resolution.generated_files import generated_unchanged
+from acp_schema.migrations.resolution.module_symbols import RunModules
+from acp_schema.migrations.resolution.modules import ModuleNames, module_names
 from acp_schema.migrations.resolution.modules import forget as forget_modules
-from acp_schema.migrations.resolution.modules import module_names
 from acp_schema.migrations.resolution.old_bindings import (
     OldBindings,
     find_old_bindings,
     reach_names,
 )
-
-NO_REACH = "the file names no chunk class, re-export of one, or chunk tag"
-
 
 Progress = Callable[[int, int], None]
 
@@ -79,8 +79,10 @@ def run_all(
 ) -> Run:
     """Migrate `files` (in memory), each with its own options (or the same for all).
 
-    `account_skipped`: also list the occurrences of removed names in the files the
-    prefilter skips (all unrelated: no chunk in reach); only a report shows them.
+    `account_skipped`: also list the occurrences of removed names in generated
+    bindings the run skips (unchanged since generated: proof `generated-bindings`);
+    only a report shows them. Every other file that names a removed name is parsed and
+    accounted: no chunk named in a file is no proof that none reaches it.
 
     First the old chunk classes the files declare are found (rule old-bindings) and
     treated as bindings everywhere. Pass 1 runs every file that may be affected; when
@@ -104,23 +106,26 @@ def run_all(
     chunk_names = {n.rpartition(".")[2] for n, _ in old.chunk_classes}
     constants, subclasses = reach_names(contents, chunk_names)
     old = replace(old, tag_constants=constants, chunk_subclasses=subclasses)
-    if old != OldBindings():
-        per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
+    names = {path: module_names(path) for path in files}
+    run_modules = _run_modules(names)
+    per_file = {
+        path: replace(o, old_bindings=old, run_modules=run_modules) for path, o in per_file.items()
+    }
     extra = tuple(name.encode() for name in (*chunk_names, *constants, *subclasses))
     pending: list[tuple[Path, bytes]] = []
     for path, data in contents:
-        if may_be_affected(data, extra):
+        if generated_unchanged(data):
+            accounts = (
+                _generated_accounts(path, data, old, per_file[path]) if account_skipped else []
+            )
+            results[path] = FileResult(path, "skipped", original=data, accounts=accounts)
+        elif may_be_affected(data, extra):
             if len(data) > per_file[path].max_file_bytes:
                 results[path] = _over_budget(path, data, per_file[path].max_file_bytes)
             else:
                 pending.append((path, data))
-        elif is_generated_bindings(data):
-            results[path] = FileResult(path, "skipped", original=data)
         else:
-            found = scan(data) if account_skipped else []
-            results[path] = FileResult(
-                path, "skipped", original=data, accounts=unrelated_by_reach(found, NO_REACH)
-            )
+            results[path] = FileResult(path, "skipped", original=data)
     done = len(results)
     total = len(files)
     if progress:
@@ -135,7 +140,7 @@ def run_all(
     with _Pool(jobs) as pool:
         for result in pool.map_files(pending, per_file, None, None, tick):
             results[result.path] = result
-        _settle_helpers(files, results, per_file, pool)
+        _settle_helpers(files, results, per_file, pool, names)
     for declaration in old.declarations:
         declaring = results.get(declaration.path)
         if declaring is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
@@ -155,6 +160,35 @@ def run_all(
     return Run([results[path] for path in files], old)
 
 
+def _run_modules(names: Mapping[Path, ModuleNames]) -> RunModules:
+    """Every name each file of the run can be imported under."""
+    return RunModules.of(
+        (name, path, found.is_package) for path, found in names.items() for name, _ in found.names
+    )
+
+
+def _generated_accounts(
+    path: Path, data: bytes, old: OldBindings, options: Options
+) -> list[Account]:
+    """The occurrences in unchanged generated bindings: unrelated (proof
+    `generated-bindings`), but for the members of an old chunk class declared there,
+    reported with its declaration (rule old-bindings)."""
+    declared = [d.line for d in old.declarations if d.path == path]
+    spans = generated.class_spans(data, declared)
+    marks = acknowledgements(data)
+    accounts = []
+    for occurrence in scan(data):
+        first = next((f for f, last in spans if f <= occurrence.line <= last), None)
+        if first is not None and rules.OLD_BINDINGS in options.rules:
+            handled = marks.covers(first, rules.OLD_BINDINGS)
+            accounts.append(Account(occurrence, "reported", rules.OLD_BINDINGS, "", handled))
+        else:
+            accounts.append(
+                Account(occurrence, "unrelated", evidence=generated.EVIDENCE, proof=generated.KIND)
+            )
+    return accounts
+
+
 def _over_budget(path: Path, data: bytes, budget: int) -> FileResult:
     error = (
         f"not migrated: {len(data)} bytes, over the per-file budget of {budget} "
@@ -169,13 +203,13 @@ def _settle_helpers(
     results: dict[Path, FileResult],
     options: Mapping[Path, Options],
     pool: _Pool,
+    names: Mapping[Path, ModuleNames],
 ) -> None:
     """Give the calls of helpers in other modules their upserts, and withdraw every
     helper rewrite that not all of its uses in the run can follow: one that a use
     blocks (an impure argument, a re-export, a use without a call) or that no call in
     the run reaches. Each round re-runs only the files concerned; the set of helpers
     only shrinks, so it ends."""
-    names = {path: module_names(path) for path in files}
     roots = {path: str(names[path].root) for path in files}
     refused: dict[HelperKey, str] = {}
     again: set[Path] | None = None  # None: every file that may call a helper

@@ -1,0 +1,545 @@
+"""What a value in the module being migrated may hold, as far as the code shows it:
+"this expression is never a chunk" needs evidence from the code, never from distance.
+
+`ValueEvidence.holds(expr)` answers with a `type_evidence.Holds` from, in order:
+- a narrowing around the use: `isinstance` (in an `if`, an `assert` before it, a
+  comprehension's `if`), a test of the update's tag (`u.session_update ==
+  "session_message"`, `u["sessionUpdate"] != "session_message_chunk"`), a `case`;
+- what the name is bound to: a parameter's annotation (quoted or not, unions, Optional),
+  `self` of a method, an annotated assignment, an assignment from a constructor, from a
+  function or method whose return annotation says, from a literal, a loop or
+  comprehension over an annotated container (`for m in self._messages.values()`);
+- an attribute's declared type: the class body annotation, `self.x: T = ...` or
+  `self.x = T(...)` in `__init__`, looked up in the class of the receiver and its bases;
+- an item of an annotated container (`self._messages[key]` of a `dict[str, Message]`).
+
+Anything else is `unknown`. The classes and annotations themselves are judged by
+`type_evidence.TypeOracle`, across the run's modules.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+import libcst as cst
+from libcst.metadata import Assignment, QualifiedNameSource
+
+from acp_schema.migrations.framework.syntax import chain, code, stores_in, string_value
+from acp_schema.migrations.resolution.bindings import CHUNK_TAG
+from acp_schema.migrations.resolution.module_facts import ModuleFacts
+from acp_schema.migrations.resolution.module_symbols import definition
+from acp_schema.migrations.resolution.type_evidence import (
+    UNKNOWN,
+    Holds,
+    Resolve,
+    TypeOracle,
+    join,
+)
+
+MAX_DEPTH = 8
+# Calls that return a copy of their (first) argument or receiver.
+COPIES = frozenset({"copy.copy", "copy.deepcopy", "copy.replace", "dataclasses.replace"})
+COPY_METHODS = frozenset({"model_copy", "copy", "_replace", "__copy__"})
+# Class methods that build an instance of their class.
+CONSTRUCTORS = frozenset(
+    {"model_validate", "model_validate_json", "model_construct", "parse_obj", "construct"}
+)
+TAG_ATTRIBUTES = frozenset({"session_update"})
+TAG_KEYS = frozenset({"sessionUpdate", "session_update"})
+LITERALS = (
+    cst.Dict,
+    cst.List,
+    cst.Set,
+    cst.Tuple,
+    cst.SimpleString,
+    cst.ConcatenatedString,
+    cst.FormattedString,
+    cst.Integer,
+    cst.Float,
+    cst.DictComp,
+    cst.ListComp,
+    cst.SetComp,
+)
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+PLACEHOLDER_MODULE = "__migrated_module__"
+
+
+class ValueEvidence:
+    """Strict value facts for one module (see the module docstring)."""
+
+    def __init__(self, facts: ModuleFacts, oracle: TypeOracle) -> None:
+        self.facts = facts
+        self.oracle = oracle
+        self.module = facts.module_name or PLACEHOLDER_MODULE
+        oracle.extra_source[self.module] = (facts.module, facts.package_name)
+
+    # --- names in this module ------------------------------------------------------------
+
+    def resolver(self, at: cst.CSTNode) -> Resolve:
+        scope = self.facts.scope(at)
+
+        def resolve(dotted: str) -> list[str]:
+            if scope is None:
+                return []
+            found = []
+            for qualified in scope.get_qualified_names_for(dotted):
+                name = qualified.name
+                if qualified.source is QualifiedNameSource.LOCAL:
+                    if "<locals>" in name:
+                        return []  # a class of a function: not followed
+                    name = f"{self.module}.{name}"
+                elif qualified.source is QualifiedNameSource.IMPORT:
+                    name = self.facts.absolute(name)
+                found.append(name)
+            return found
+
+        return resolve
+
+    def annotation(self, node: cst.BaseExpression) -> Holds:
+        """Whether a value annotated `node` (in this module) may be a chunk."""
+        parsed = _to_ast(node)
+        if parsed is None:
+            return UNKNOWN
+        return self.oracle.of_annotation(parsed, self.resolver(node))
+
+    def class_named(self, node: cst.BaseExpression) -> tuple[list[str], Holds]:
+        """The qualified names of the class `node` names, and whether its instances may
+        be chunks."""
+        dotted = chain(node)
+        if dotted is None:
+            return [], UNKNOWN
+        names = self.resolver(node)(dotted)
+        if not names:
+            return [], UNKNOWN
+        return names, join(self.oracle.of_class(q) for q in names)
+
+    # --- values --------------------------------------------------------------------------
+
+    def holds(self, expr: cst.BaseExpression, depth: int = 0) -> Holds:
+        if depth > MAX_DEPTH:
+            return UNKNOWN
+        narrowed = self._narrowed(expr)
+        if narrowed is not None:
+            return narrowed
+        if isinstance(expr, cst.Name):
+            return self._name(expr, depth)
+        if isinstance(expr, cst.Attribute):
+            declared = self.declared(expr, depth)
+            if declared is not None:
+                annotation, resolve = declared
+                return self.oracle.of_annotation(annotation, resolve)
+            return UNKNOWN
+        if isinstance(expr, cst.Subscript):
+            return self._item(expr, depth)
+        if isinstance(expr, cst.Await) and isinstance(expr.expression, cst.Call):
+            return self._call(expr.expression, depth, awaited=True)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, depth, awaited=False)
+        if isinstance(expr, LITERALS):
+            return Holds("other", f"a literal `{type(expr).__name__.lower()}`")
+        return UNKNOWN
+
+    def _name(self, name: cst.Name, depth: int) -> Holds:
+        access = self.facts.access_of(name)
+        if access is None:
+            return UNKNOWN
+        referents = list(access.referents)
+        if not referents or not all(isinstance(r, Assignment) for r in referents):
+            return UNKNOWN
+        return join(self._bound(r.node, depth) for r in referents if isinstance(r, Assignment))
+
+    def _bound(self, node: cst.CSTNode, depth: int) -> Holds:
+        """What a name holds where `node` binds it."""
+        facts = self.facts
+        if isinstance(node, cst.Param):
+            if node.annotation is not None:
+                if self._star(node):
+                    return UNKNOWN
+                return self.annotation(node.annotation.annotation)
+            return self._self(node)
+        if not isinstance(node, cst.Name):
+            return UNKNOWN
+        holder = facts.parent(node)
+        if isinstance(holder, cst.AnnAssign) and holder.target is node:
+            return self.annotation(holder.annotation.annotation)
+        if isinstance(holder, cst.AssignTarget):
+            assign = facts.parent(holder)
+            if isinstance(assign, cst.Assign) and holder.target is node:
+                return self.holds(assign.value, depth + 1)
+        if isinstance(holder, cst.For | cst.CompFor) and holder.target is node:
+            return self._iterated(holder.iter, depth)
+        if isinstance(holder, cst.MatchAs) and isinstance(holder.pattern, cst.MatchClass):
+            return self.class_named(holder.pattern.cls)[1]
+        return UNKNOWN
+
+    def _star(self, param: cst.Param) -> bool:
+        params = self.facts.parent(param)
+        return isinstance(params, cst.Parameters) and param in (
+            params.star_arg,
+            params.star_kwarg,
+        )
+
+    def _self(self, param: cst.Param) -> Holds:
+        owner = self.method_owner(param)
+        if owner is None:
+            return UNKNOWN
+        return self.class_named(owner.name)[1]
+
+    def method_owner(self, param: cst.Param) -> cst.ClassDef | None:
+        """The class whose plain method takes `param` first (`self`)."""
+        facts = self.facts
+        params = facts.parent(param)
+        function = facts.parent(params) if params is not None else None
+        if not (
+            isinstance(params, cst.Parameters)
+            and params.params
+            and params.params[0] is param
+            and isinstance(function, cst.FunctionDef)
+            and not any(
+                chain(d.decorator) in {"staticmethod", "classmethod"} for d in function.decorators
+            )
+        ):
+            return None
+        block = facts.parent(function)
+        owner = facts.parent(block) if block is not None else None
+        if not isinstance(owner, cst.ClassDef) or facts.parent(owner) is not facts.module:
+            return None
+        return owner
+
+    def _iterated(self, iterable: cst.BaseExpression, depth: int) -> Holds:
+        """An item of `for x in iterable` (an annotated container, or its `.values()`)."""
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute):
+            method = iterable.func.attr.value
+            if method in {"values", "keys"} and not iterable.args:
+                declared = self.declared(iterable.func.value, depth)
+                if declared is None:
+                    return UNKNOWN
+                annotation, resolve = declared
+                return self.oracle.item_of(annotation, resolve, iterated=method == "keys")
+            return UNKNOWN
+        declared = self.declared(iterable, depth)
+        if declared is None:
+            return UNKNOWN
+        annotation, resolve = declared
+        return self.oracle.item_of(annotation, resolve, iterated=True)
+
+    def _item(self, subscript: cst.Subscript, depth: int) -> Holds:
+        if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+            return UNKNOWN
+        declared = self.declared(subscript.value, depth)
+        if declared is None:
+            return UNKNOWN
+        annotation, resolve = declared
+        return self.oracle.item_of(annotation, resolve)
+
+    def _call(self, call: cst.Call, depth: int, *, awaited: bool) -> Holds:
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in COPY_METHODS:
+                return self.holds(func.value, depth + 1)
+            if method in CONSTRUCTORS:
+                return self.class_named(func.value)[1]
+        dotted = chain(func)
+        if dotted is None:
+            return UNKNOWN
+        names = self.resolver(func)(dotted)
+        if any(n in COPIES for n in names) and call.args:
+            return self.holds(call.args[0].value, depth + 1)
+        found = []
+        for qualified in names:
+            target = definition(self.oracle.symbols, qualified)
+            node = target.node if target is not None else None
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and target is not None:
+                if node.returns is None or (isinstance(node, ast.AsyncFunctionDef) != awaited):
+                    return UNKNOWN
+                found.append(self.oracle.of_annotation(node.returns, target.symbols.resolve))
+            else:
+                found.append(self.oracle.of_class(qualified))
+        return join(found)
+
+    # --- declared types ------------------------------------------------------------------
+
+    def declared(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[ast.expr, Resolve] | None:
+        """The annotation `expr` (a name or an attribute) is declared with, and how its
+        names resolve."""
+        if isinstance(expr, cst.Name):
+            access = self.facts.access_of(expr)
+            referents = list(access.referents) if access is not None else []
+            if len(referents) != 1 or not isinstance(referents[0], Assignment):
+                return None
+            node = referents[0].node
+            annotation: cst.BaseExpression | None = None
+            if isinstance(node, cst.Param) and node.annotation is not None:
+                annotation = node.annotation.annotation
+            elif isinstance(node, cst.Name):
+                holder = self.facts.parent(node)
+                if isinstance(holder, cst.AnnAssign) and holder.target is node:
+                    annotation = holder.annotation.annotation
+            parsed = _to_ast(annotation) if annotation is not None else None
+            return (parsed, self.resolver(annotation)) if parsed and annotation else None
+        if isinstance(expr, cst.Attribute) and depth <= MAX_DEPTH:
+            return self._field(expr, depth)
+        return None
+
+    def _field(self, attribute: cst.Attribute, depth: int) -> tuple[ast.expr, Resolve] | None:
+        for qualified in self.classes_of(attribute.value, depth + 1):
+            found = self._field_in(qualified, attribute.attr.value, 0)
+            if found is not None:
+                return found
+        return None
+
+    def classes_of(self, expr: cst.BaseExpression, depth: int = 0) -> list[str]:
+        """The qualified class names `expr` is shown to be an instance of ([]: unknown):
+        `self`, a parameter or variable annotated with one class, or built by one."""
+        if not isinstance(expr, cst.Name) or depth > MAX_DEPTH:
+            return []
+        access = self.facts.access_of(expr)
+        referents = list(access.referents) if access is not None else []
+        if len(referents) != 1 or not isinstance(referents[0], Assignment):
+            return []
+        node = referents[0].node
+        if isinstance(node, cst.Param):
+            if node.annotation is None:
+                owner = self.method_owner(node)
+                return self.class_named(owner.name)[0] if owner is not None else []
+            return self._one_class(node.annotation.annotation)
+        if isinstance(node, cst.Name):
+            holder = self.facts.parent(node)
+            if isinstance(holder, cst.AnnAssign) and holder.target is node:
+                return self._one_class(holder.annotation.annotation)
+            if isinstance(holder, cst.AssignTarget):
+                assign = self.facts.parent(holder)
+                if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call):
+                    return self._one_class(assign.value.func)
+        return []
+
+    def _one_class(self, node: cst.BaseExpression) -> list[str]:
+        """The class an annotation or a callee names (quoted too), when it is shown to
+        be one (not unknown)."""
+        dotted = chain(node)
+        if isinstance(node, cst.SimpleString):
+            value = string_value(node)
+            dotted = value.strip() if value else None
+        if dotted is None:
+            return []
+        names = self.resolver(node)(dotted)
+        if not names or join(self.oracle.of_class(q) for q in names).kind == "unknown":
+            return []
+        return names
+
+    def _field_in(self, qualified: str, field: str, hops: int) -> tuple[ast.expr, Resolve] | None:
+        if hops > MAX_DEPTH:
+            return None
+        target = definition(self.oracle.symbols, qualified)
+        if target is None or not isinstance(target.node, ast.ClassDef):
+            return None
+        node, symbols = target.node, target.symbols
+        for statement in node.body:
+            if (
+                isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and statement.target.id == field
+            ):
+                return statement.annotation, symbols.resolve
+        for assigned in _self_assignments(node, field):
+            if isinstance(assigned, ast.AnnAssign):
+                return assigned.annotation, symbols.resolve
+            if isinstance(assigned.value, ast.Call):  # `self.x = Store()` in __init__
+                return assigned.value.func, symbols.resolve
+        for base in node.bases:
+            dotted = _ast_dotted(base.value if isinstance(base, ast.Subscript) else base)
+            for name in symbols.resolve(dotted) if dotted else []:
+                found = self._field_in(name, field, hops + 1)
+                if found is not None:
+                    return found
+        return None
+
+    # --- narrowing -----------------------------------------------------------------------
+
+    def tag_narrowed(self, expr: cst.BaseExpression) -> Holds | None:
+        """What an enclosing test of the tag (or a mapping `case`) shows `expr` to be."""
+        return self._narrowed(expr, tags_only=True)
+
+    def _narrowed(self, expr: cst.BaseExpression, *, tags_only: bool = False) -> Holds | None:
+        """What an enclosing test or `case` shows `expr` to be."""
+        dotted = _subject(expr)
+        if dotted is None:
+            return None
+        child: cst.CSTNode = expr
+        for current in self.facts.ancestors(expr):
+            if isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+                return None
+            found: Holds | None = None
+            if isinstance(current, COMPREHENSIONS) and child is _element(current):
+                found = self._filtered(current.for_in, dotted, tags_only)
+            elif isinstance(current, cst.IndentedBlock | cst.Module):
+                found = self._asserted(current, child, dotted, tags_only)
+            elif isinstance(current, cst.If | cst.While) and child is current.body:
+                found = self._test(current.test, dotted, tags_only)
+                if found is not None and stores_in([current.body]).rebinds(dotted.split("[")[0]):
+                    found = None
+            elif isinstance(current, cst.MatchCase) and child is current.body:
+                match = self.facts.parent(current)
+                if isinstance(match, cst.Match) and _subject(match.subject) == dotted:
+                    found = self._pattern(current.pattern, tags_only)
+            if found is not None:
+                return found
+            child = current
+        return None
+
+    def _filtered(self, for_in: cst.CompFor, dotted: str, tags_only: bool) -> Holds | None:
+        current: cst.CompFor | None = for_in
+        while current is not None:
+            for clause in current.ifs:
+                found = self._test(clause.test, dotted, tags_only)
+                if found is not None:
+                    return found
+            current = current.inner_for_in
+        return None
+
+    def _asserted(
+        self, block: cst.CSTNode, statement: cst.CSTNode, dotted: str, tags_only: bool
+    ) -> Holds | None:
+        body = block.body if isinstance(block, cst.Module | cst.IndentedBlock) else ()
+        before: list[cst.CSTNode] = []
+        for item in body:
+            if item is statement:
+                break
+            before.append(item)
+        else:
+            return None
+        for index in range(len(before) - 1, -1, -1):
+            line = before[index]
+            if isinstance(line, cst.SimpleStatementLine):
+                for small in line.body:
+                    if isinstance(small, cst.Assert):
+                        found = self._test(small.test, dotted, tags_only)
+                        if found is not None and not stores_in(before[index + 1 :]).rebinds(
+                            dotted.split("[")[0]
+                        ):
+                            return found
+        return None
+
+    def _test(self, test: cst.BaseExpression, dotted: str, tags_only: bool) -> Holds | None:
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._test(test.left, dotted, tags_only) or self._test(
+                test.right, dotted, tags_only
+            )
+        if (
+            not tags_only
+            and isinstance(test, cst.Call)
+            and chain(test.func) == "isinstance"
+            and len(test.args) == 2
+        ):
+            if _subject(test.args[0].value) != dotted:
+                return None
+            kinds = test.args[1].value
+            members = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+            found = join(self.class_named(m)[1] for m in members)
+            return found if found.kind != "unknown" else None
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+            target = test.comparisons[0]
+            for side, literal in ((test.left, target.comparator), (target.comparator, test.left)):
+                if _tag_of(side) != dotted:
+                    continue
+                tag = string_value(literal)
+                if tag is None:
+                    return None
+                if isinstance(target.operator, cst.Equal | cst.Is):
+                    if tag == CHUNK_TAG:
+                        return Holds("chunk", "its tag is tested to be the chunk's")
+                    return Holds("other", f"its tag is tested to be `{tag}`")
+                if isinstance(target.operator, cst.NotEqual | cst.IsNot) and tag == CHUNK_TAG:
+                    return Holds("other", "its tag is tested not to be the chunk's")
+        return None
+
+    def _pattern(self, pattern: cst.MatchPattern, tags_only: bool) -> Holds | None:
+        if isinstance(pattern, cst.MatchAs) and pattern.pattern is not None:
+            return self._pattern(pattern.pattern, tags_only)
+        if isinstance(pattern, cst.MatchClass) and not tags_only:
+            found = self.class_named(pattern.cls)[1]
+            return found if found.kind != "unknown" else None
+        if isinstance(pattern, cst.MatchMapping):
+            for element in pattern.elements:
+                if string_value(element.key) in TAG_KEYS and isinstance(
+                    element.pattern, cst.MatchValue
+                ):
+                    tag = string_value(element.pattern.value)
+                    if tag is not None and tag != CHUNK_TAG:
+                        return Holds("other", f"the pattern matches only `{tag}`")
+        return None
+
+
+def _subject(expr: cst.BaseExpression) -> str | None:
+    """A dotted name, or a dotted name's item with a literal key (`self._m[k]` is not)."""
+    return chain(expr)
+
+
+def _tag_of(node: cst.BaseExpression) -> str | None:
+    """`x.session_update`, `x["sessionUpdate"]` or `x.get("sessionUpdate")`: x's name."""
+    if isinstance(node, cst.Attribute) and node.attr.value in TAG_ATTRIBUTES:
+        return chain(node.value)
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index) and string_value(index.value) in TAG_KEYS:
+            return chain(node.value)
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "get"
+        and node.args
+        and string_value(node.args[0].value) in TAG_KEYS
+    ):
+        return chain(node.func.value)
+    return None
+
+
+def _element(comprehension: cst.CSTNode) -> cst.CSTNode | None:
+    if isinstance(comprehension, cst.DictComp):
+        return comprehension.value
+    return getattr(comprehension, "elt", None)
+
+
+def _self_assignments(node: ast.ClassDef, field: str) -> Iterator[ast.Assign | ast.AnnAssign]:
+    """`self.<field> = ...` and `self.<field>: T = ...` in `__init__`; annotated ones in
+    any method (an annotation declares the attribute for the whole class)."""
+    for statement in node.body:
+        if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for inner in ast.walk(statement):
+            if isinstance(inner, ast.AnnAssign):
+                targets = [inner.target]
+            elif isinstance(inner, ast.Assign) and statement.name == "__init__":
+                targets = inner.targets
+            else:
+                continue
+            if any(
+                isinstance(t, ast.Attribute)
+                and isinstance(t.value, ast.Name)
+                and t.value.id == "self"
+                and t.attr == field
+                for t in targets
+            ):
+                yield inner
+
+
+def _ast_dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _ast_dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def _to_ast(node: cst.BaseExpression) -> ast.expr | None:
+    return _parse_expression_ast(code(node))
+
+
+def _parse_expression_ast(text: str) -> ast.expr | None:
+    try:
+        return ast.parse(f"({text.strip()})", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
