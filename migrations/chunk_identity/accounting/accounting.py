@@ -225,7 +225,8 @@ class Accountant:
             argument = facts.parent(payload) if payload is not None else None
             call = facts.parent(argument) if argument is not None else None
             if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
-                return f"`.{call.func.attr.value}(...)` on `{code(call.func.value)}`, which may be a chunk"
+                method, receiver = call.func.attr.value, code(call.func.value)
+                return f"`.{method}(...)` on `{receiver}`, which may be a chunk"
         if isinstance(parent, cst.DictElement | cst.MatchMappingElement):
             return "a key of a payload whose tag this run cannot read, which may be a chunk"
         return "the name of a removed field in a string the code may read as a key or a name"

@@ -73,9 +73,8 @@ def prove(context: ProofContext, site: Site) -> str | None:
         return None
     oracle = context.values.oracle
     field = site.occurrence.name
-    is_pattern = isinstance(
-        context.parent(context.parent(site.inner) or site.inner), cst.MatchClass
-    )
+    keyword = context.parent(site.inner) if site.inner is not None else None
+    is_pattern = keyword is not None and isinstance(context.parent(keyword), cst.MatchClass)
     for qualified in names:
         if oracle.is_typed_dict(qualified):
             return None

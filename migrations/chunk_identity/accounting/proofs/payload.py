@@ -78,11 +78,11 @@ def _key(context: ProofContext, node: cst.CSTNode) -> str | None:
     if isinstance(holder, cst.MatchMappingElement) and holder.key is node:
         mapping = context.parent(holder)
         if isinstance(mapping, cst.MatchMapping):
-            for element in mapping.elements:
-                if string_value(element.key) in TAG_KEYS and isinstance(
-                    element.pattern, cst.MatchValue
+            for entry in mapping.elements:
+                if string_value(entry.key) in TAG_KEYS and isinstance(
+                    entry.pattern, cst.MatchValue
                 ):
-                    return _found(context.tag_value(element.pattern.value))
+                    return _found(context.tag_value(entry.pattern.value))
         return None
     if isinstance(holder, cst.Index):
         element = context.parent(holder)
