@@ -11,6 +11,7 @@ lives in `chunk_identity.plan_module` and the rule modules it calls."""
 from __future__ import annotations
 
 import argparse
+import ast
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -21,6 +22,7 @@ import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
 from libcst.metadata import MetadataWrapper
 
+from acp_schema.migrations.chunk_identity import consumers
 from acp_schema.migrations.chunk_identity import family as chunk_identity
 from acp_schema.migrations.chunk_identity import rule_ids as rules
 from acp_schema.migrations.chunk_identity.accounting.accounting import Account, Accountant
@@ -159,14 +161,44 @@ class MigrationCommand(CodemodCommand):
         self.exported_helpers = plan.exported
         self.called_helpers = plan.called
         self.blocked_helpers = plan.blocked
+        result = tree.visit(Applier(plan)) if plan.changes_tree else tree
+        assert isinstance(result, cst.Module)
+        self.findings = sorted([*self.findings, *self._consumers(tree, result, planner)])
         for finding in self.findings:
             if finding.kind == "warning":
                 self.warn(f"{finding.line}:{finding.column}: {finding.rule}: {finding.message}")
-        if not plan.changes_tree:
-            return tree
-        result = tree.visit(Applier(plan))
-        assert isinstance(result, cst.Module)
         return result
+
+    def _consumers(self, before: cst.Module, after: cst.Module, planner: Planner) -> list[Finding]:
+        """Under libcst's runner, rule consumer within this module (`acp-schema migrate`
+        looks at the whole run itself)."""
+        if self.repository_wide or rules.CONSUMER not in self.selected:
+            return []
+        name = self.context.full_module_name or "module"
+        package = self.context.full_package_name
+        try:
+            changed = consumers.Module(name, ast.parse(after.code), package)
+            original = consumers.Module(name, ast.parse(before.code), package)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return []
+        found: set[str] = set()
+        for _ in range(10):
+            new = consumers.yielders(changed, found) - found
+            if not new:
+                break
+            found |= new
+        return [
+            Finding(
+                c.line,
+                c.column,
+                rules.CONSUMER,
+                c.message,
+                "acknowledged"
+                if planner.acknowledged.covers(c.line, rules.CONSUMER)
+                else "warning",
+            )
+            for c in consumers.consumers(original, found)
+        ]
 
     def _vendored(self, source: bytes) -> list[Finding]:
         """Under libcst's runner (one file at a time), an old chunk class declared here

@@ -9,13 +9,15 @@ define is worked out in `helper_views`.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import os_reason
+from acp_schema.migrations.chunk_identity import consumers
 from acp_schema.migrations.chunk_identity import rule_ids as rules
 from acp_schema.migrations.chunk_identity.accounting.accounting import Account
 from acp_schema.migrations.chunk_identity.accounting.occurrences import scan
@@ -50,6 +52,7 @@ from acp_schema.migrations.resolution.old_bindings import (
 )
 
 Progress = Callable[[int, int], None]
+MAX_ROUNDS = 10  # generators yielding from generators, followed this deep
 
 
 @dataclass
@@ -141,6 +144,7 @@ def run_all(
         for result in pool.map_files(pending, per_file, None, None, tick):
             results[result.path] = result
         _settle_helpers(files, results, per_file, pool, names)
+    _report_consumers(results, per_file, names)
     for declaration in old.declarations:
         declaring = results.get(declaration.path)
         if declaring is not None and rules.OLD_BINDINGS in per_file[declaration.path].rules:
@@ -187,6 +191,58 @@ def _generated_accounts(
                 Account(occurrence, "unrelated", evidence=generated.EVIDENCE, proof=generated.KIND)
             )
     return accounts
+
+
+def _report_consumers(
+    results: Mapping[Path, FileResult],
+    options: Mapping[Path, Options],
+    names: Mapping[Path, ModuleNames],
+) -> None:
+    """Rule consumer: every call in the run of a generator that yields an upsert (as the
+    code is after this run), where its items are used as chunks. A `yield from` of
+    one makes the enclosing generator one too, until nothing new appears."""
+    selected = [p for p, r in results.items() if rules.CONSUMER in options[p].rules]
+    found: set[str] = set()
+    for _ in range(MAX_ROUNDS):
+        new = set()
+        for path in selected:
+            result = results[path]
+            after = result.new if result.new is not None else result.original
+            if b"yield" not in after:
+                continue
+            module = _module(path, after, names[path])
+            if module is not None:
+                new |= consumers.yielders(module, found) - found
+        if not new:
+            break
+        found |= new
+    if not found:
+        return
+    short = {q.rpartition(".")[2].encode() for q in found}
+    for path in selected:
+        result = results[path]
+        if result.status == "failed" or not any(s in result.original for s in short):
+            continue
+        module = _module(path, result.original, names[path])
+        if module is None:
+            continue
+        marks = acknowledgements(result.original)
+        for place in consumers.consumers(module, found):
+            handled = marks.covers(place.line, rules.CONSUMER)
+            kind: Literal["warning", "acknowledged"] = "acknowledged" if handled else "warning"
+            result.findings.append(
+                Finding(place.line, place.column, rules.CONSUMER, place.message, kind)
+            )
+        result.findings.sort()
+
+
+def _module(path: Path, data: bytes, found: ModuleNames) -> consumers.Module | None:
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    name = found.name or path.stem
+    return consumers.Module(name, tree, found.package)
 
 
 def _over_budget(path: Path, data: bytes, budget: int) -> FileResult:
