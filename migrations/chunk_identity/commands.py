@@ -187,6 +187,9 @@ class MigrationCommand(CodemodCommand):
             if not new:
                 break
             found |= new
+        places = consumers.consumers(original, found)
+        if consumers.puts_upserts(changed):
+            places += consumers.queue_consumers(original)
         return [
             Finding(
                 c.line,
@@ -197,7 +200,7 @@ class MigrationCommand(CodemodCommand):
                 if planner.acknowledged.covers(c.line, rules.CONSUMER)
                 else "warning",
             )
-            for c in consumers.consumers(original, found)
+            for c in places
         ]
 
     def _vendored(self, source: bytes) -> list[Finding]:

@@ -17,6 +17,11 @@ acknowledged. Every call of it in the run is looked at:
 - anything else (another use of the item, `list(...)`, a comprehension, the generator
   passed as a value) is reported where it consumes it.
 
+The same holds for in-process queues: when the run puts an upsert into one
+(`queue.put(SessionMessage(...))`, as a rewrite of `queue.put(chunk)` does), every item
+taken from a queue in the run (`await queue.get()`, `get_nowait()`) is looked at the same
+way: forwarded to a send, compared with `None` or tested for its kind, or reported.
+
 Read with `ast` over the whole run (no libcst parse); calls are matched by the
 generator's name and dropped only when the module's imports resolve the name elsewhere.
 """
@@ -39,6 +44,8 @@ from acp_schema.migrations.resolution.module_symbols import ModuleSymbols
 
 TAG_KEYS = frozenset({"sessionUpdate", "session_update"})
 KIND_WORDS = (CHUNK_TAG, MESSAGE_TAG, CHUNK_CLASS, MESSAGE_CLASS)
+QUEUE_PUTS = frozenset({"put", "put_nowait"})
+QUEUE_GETS = frozenset({"get", "get_nowait"})
 # What an upsert has as well as a chunk (reading it from either is fine).
 SHARED_ATTRIBUTES = frozenset({"session_update", "message_id", "meta"})
 STEP = (
@@ -128,6 +135,94 @@ def _calls_one_of(value: ast.expr, names: dict[str, str]) -> bool:
     return isinstance(value, ast.Call) and _last(value.func) in names
 
 
+def puts_upserts(module: Module) -> bool:
+    """Whether the module puts an upsert into an in-process queue."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in QUEUE_PUTS
+        and bool(node.args)
+        and _is_upsert(node.args[0])
+        for node in ast.walk(module.tree)
+    )
+
+
+def queue_consumers(module: Module) -> list[Consumer]:
+    """Items taken from a queue (`get()` without arguments, `get_nowait()`) and used as
+    chunks: reported when the run puts upserts into queues."""
+    parents = _parents(module.tree)
+    found = []
+    for node in ast.walk(module.tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in QUEUE_GETS
+            and not node.args
+            and not node.keywords
+        ):
+            continue
+        taken: ast.expr = node
+        holder = parents.get(node)
+        if isinstance(holder, ast.Await):
+            taken, holder = holder, parents.get(holder)
+        problem = _taken(taken, holder, parents)
+        if problem is not None:
+            message = (
+                "this run puts SessionMessage upserts into in-process queues before the "
+                f"chunks (the participant IDs travel there); {problem}: {STEP}"
+            )
+            found.append(Consumer(node.lineno, node.col_offset, message))
+    return found
+
+
+def _taken(taken: ast.expr, holder: ast.AST | None, parents: dict[ast.AST, ast.AST]) -> str | None:
+    """Why an item taken from a queue is used as a chunk (None: forwarded or handled)."""
+    if _forwarded(taken, parents):
+        return None
+    target: ast.expr | None = None
+    if isinstance(holder, ast.Assign) and len(holder.targets) == 1:
+        target = holder.targets[0]
+    elif isinstance(holder, ast.NamedExpr):
+        target = holder.target
+    if not isinstance(target, ast.Name):
+        return "the item taken here is used without a look at its kind"
+    scope = _enclosing_function(holder, parents) or holder
+    for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Name)
+            and node.id == target.id
+            and isinstance(node.ctx, ast.Load)
+            and not _shared(node, parents)
+            and not _forwarded(node, parents)
+            and not _none_test(node, parents)
+            and not _kind_tested(node, target.id, parents, scope)
+        ):
+            return f"the item is used as a chunk (line {node.lineno})"
+    return None
+
+
+def _enclosing_function(node: ast.AST | None, parents: dict[ast.AST, ast.AST]) -> ast.AST | None:
+    while node is not None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return node
+        node = parents.get(node)
+    return None
+
+
+def _none_test(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
+    """`item is None`, `item is not None`, `if item:`: fine for any kind."""
+    holder = parents.get(node)
+    if isinstance(holder, ast.Compare):
+        return all(isinstance(c, ast.Constant) and c.value is None for c in holder.comparators)
+    if isinstance(holder, ast.NamedExpr):
+        return _none_test(holder, parents)
+    return isinstance(holder, ast.If | ast.While) and holder.test is node
+
+
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
 def consumers(module: Module, generators: Iterable[str]) -> list[Consumer]:
     """The places in `module` that consume one of `generators` as if it yielded only
     chunks (see the module docstring)."""
@@ -135,9 +230,7 @@ def consumers(module: Module, generators: Iterable[str]) -> list[Consumer]:
     if not by_name:
         return []
     symbols = ModuleSymbols.of(module.name, module.tree, module.package)
-    parents = {
-        child: node for node in ast.walk(module.tree) for child in ast.iter_child_nodes(node)
-    }
+    parents = _parents(module.tree)
     found = []
     for node in ast.walk(module.tree):
         if isinstance(node, ast.Call):

@@ -199,26 +199,31 @@ def _report_consumers(
     names: Mapping[Path, ModuleNames],
 ) -> None:
     """Rule consumer: every call in the run of a generator that yields an upsert (as the
-    code is after this run), where its items are used as chunks. A `yield from` of
-    one makes the enclosing generator one too, until nothing new appears."""
+    code is after this run), where its items are used as chunks; a `yield from` of one
+    makes the enclosing generator one too, until nothing new appears. Likewise every
+    item taken from an in-process queue, when the run puts upserts into queues."""
     selected = [p for p, r in results.items() if rules.CONSUMER in options[p].rules]
+    after = {p: _after(results[p]) for p in selected}
     found: set[str] = set()
-    for _ in range(MAX_ROUNDS):
+    queues = False
+    for round_number in range(MAX_ROUNDS):
         new = set()
         for path in selected:
-            result = results[path]
-            after = result.new if result.new is not None else result.original
-            if b"yield" not in after:
+            if b"yield" not in after[path] and (round_number or b"put" not in after[path]):
                 continue
-            module = _module(path, after, names[path])
-            if module is not None:
-                new |= consumers.yielders(module, found) - found
+            module = _module(path, after[path], names[path])
+            if module is None:
+                continue
+            new |= consumers.yielders(module, found) - found
+            queues = queues or (round_number == 0 and consumers.puts_upserts(module))
         if not new:
             break
         found |= new
-    if not found:
+    if not found and not queues:
         return
     short = {q.rpartition(".")[2].encode() for q in found}
+    if queues:
+        short |= {b"get"}
     for path in selected:
         result = results[path]
         if result.status == "failed" or not any(s in result.original for s in short):
@@ -227,13 +232,20 @@ def _report_consumers(
         if module is None:
             continue
         marks = acknowledgements(result.original)
-        for place in consumers.consumers(module, found):
+        places = consumers.consumers(module, found)
+        if queues:
+            places += consumers.queue_consumers(module)
+        for place in places:
             handled = marks.covers(place.line, rules.CONSUMER)
             kind: Literal["warning", "acknowledged"] = "acknowledged" if handled else "warning"
             result.findings.append(
                 Finding(place.line, place.column, rules.CONSUMER, place.message, kind)
             )
         result.findings.sort()
+
+
+def _after(result: FileResult) -> bytes:
+    return result.new if result.new is not None else result.original
 
 
 def _module(path: Path, data: bytes, found: ModuleNames) -> consumers.Module | None:

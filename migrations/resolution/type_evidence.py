@@ -185,7 +185,7 @@ class TypeOracle:
                 self._extra[module] = ModuleSymbols.of(module, _ast_of(tree.code), package)
             return self._extra[module]
         found = self.run.symbols(module)
-        if found is None and self.bindings.owner(module) is not None:
+        if found is None and (self.bindings.owner(module) or _own_runtime(module)):
             found = installed_symbols(module)
         return found
 
@@ -388,6 +388,12 @@ class TypeOracle:
             if last & WRAPPERS and _arguments(expr):
                 return self._members(_arguments(expr)[0], resolve, depth + 1)
         return [expr]
+
+
+def _own_runtime(module: str) -> bool:
+    """This package's runtime (`acp_schema.transcripts`: `TranscriptStore.entry(...)` is
+    where migrated code reads participants), read from its installed source."""
+    return module == "acp_schema" or module.startswith("acp_schema.")
 
 
 def _tagged_chunk(node: ast.ClassDef) -> bool:

@@ -243,6 +243,9 @@ class ValueEvidence:
                 return self.holds(func.value, depth + 1)
             if method in CONSTRUCTORS:
                 return self.class_named(func.value)[1]
+            owners = self.classes_of(func.value, depth + 1)
+            if owners:
+                return join(self._returned(q, method, awaited) for q in owners)
         dotted = chain(func)
         if dotted is None:
             return UNKNOWN
@@ -260,6 +263,28 @@ class ValueEvidence:
             else:
                 found.append(self.oracle.of_class(qualified))
         return join(found)
+
+    def _returned(self, qualified: str, method: str, awaited: bool, hops: int = 0) -> Holds:
+        """What a method of the class (or of a base) is annotated to return."""
+        target = definition(self.oracle.symbols, qualified)
+        if target is None or not isinstance(target.node, ast.ClassDef) or hops > MAX_DEPTH:
+            return UNKNOWN
+        for statement in target.node.body:
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) and (
+                statement.name == method
+            ):
+                if statement.returns is None:
+                    return UNKNOWN
+                if isinstance(statement, ast.AsyncFunctionDef) != awaited:
+                    return UNKNOWN
+                return self.oracle.of_annotation(statement.returns, target.symbols.resolve)
+        for base in target.node.bases:
+            dotted = _ast_dotted(base.value if isinstance(base, ast.Subscript) else base)
+            for name in target.symbols.resolve(dotted) if dotted else []:
+                found = self._returned(name, method, awaited, hops + 1)
+                if found.kind != "unknown":
+                    return found
+        return UNKNOWN
 
     # --- declared types ------------------------------------------------------------------
 
@@ -295,6 +320,8 @@ class ValueEvidence:
     def classes_of(self, expr: cst.BaseExpression, depth: int = 0) -> list[str]:
         """The qualified class names `expr` is shown to be an instance of ([]: unknown):
         `self`, a parameter or variable annotated with one class, or built by one."""
+        if isinstance(expr, cst.Call) and depth <= MAX_DEPTH:
+            return self._one_class(expr.func)  # `Envelope().with_x(...)`
         if not isinstance(expr, cst.Name) or depth > MAX_DEPTH:
             return []
         access = self.facts.access_of(expr)
