@@ -34,7 +34,7 @@ from acp_schema.migrations.framework.acknowledge import acknowledgements
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.resolution.bindings import Bindings
 from acp_schema.migrations.resolution.facts import METADATA, Facts
-from acp_schema.migrations.resolution.module_symbols import RunModules
+from acp_schema.migrations.resolution.module_symbols import ModuleSymbols, RunModules
 from acp_schema.migrations.resolution.old_bindings import HINT, OldBindings, find_old_bindings
 from acp_schema.migrations.resolution.type_evidence import TypeOracle
 from acp_schema.migrations.resolution.value_evidence import ValueEvidence
@@ -190,6 +190,12 @@ class MigrationCommand(CodemodCommand):
         places = consumers.consumers(original, found)
         if consumers.puts_upserts(changed):
             places += consumers.queue_consumers(original)
+        own = ModuleSymbols.of(name, original.tree, package)
+        places += [
+            r.consumer
+            for r in consumers.receivers(changed, lambda m: own if m == name else None)
+            if r.module == name
+        ]
         return [
             Finding(
                 c.line,

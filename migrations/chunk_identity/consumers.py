@@ -17,6 +17,11 @@ acknowledged. Every call of it in the run is looked at:
 - anything else (another use of the item, `list(...)`, a comprehension, the generator
   passed as a value) is reported where it consumes it.
 
+An upsert sent to an object of a class of the run (an in-process router or printer that
+stands in for the connection: `Printer(conn).session_update(sid, SessionMessage(...))`)
+reaches that class's method: its parameter is looked at the same way, and a use of it
+as a chunk is reported in the method.
+
 The same holds for in-process queues: when the run puts an upsert into one
 (`queue.put(SessionMessage(...))`, as a rewrite of `queue.put(chunk)` does), every item
 taken from a queue in the run (`await queue.get()`, `get_nowait()`) is looked at the same
@@ -29,6 +34,7 @@ generator's name and dropped only when the module's imports resolve the name els
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -40,10 +46,11 @@ from acp_schema.migrations.resolution.bindings import (
     MESSAGE_CLASS,
     MESSAGE_TAG,
 )
-from acp_schema.migrations.resolution.module_symbols import ModuleSymbols
+from acp_schema.migrations.resolution.module_symbols import Lookup, ModuleSymbols, definition
 
 TAG_KEYS = frozenset({"sessionUpdate", "session_update"})
 KIND_WORDS = (CHUNK_TAG, MESSAGE_TAG, CHUNK_CLASS, MESSAGE_CLASS)
+MAX_DEPTH = 5  # local names followed from one to the next
 QUEUE_PUTS = frozenset({"put", "put_nowait"})
 QUEUE_GETS = frozenset({"get", "get_nowait"})
 # What an upsert has as well as a chunk (reading it from either is fine).
@@ -133,6 +140,127 @@ def _is_upsert(value: ast.expr | None) -> bool:
 
 def _calls_one_of(value: ast.expr, names: dict[str, str]) -> bool:
     return isinstance(value, ast.Call) and _last(value.func) in names
+
+
+@dataclass(frozen=True)
+class Received:
+    """A use of an upsert as a chunk inside a method of a class of the run."""
+
+    module: str  # where the method is
+    consumer: Consumer
+
+
+def receivers(module: Module, lookup: Lookup) -> list[Received]:
+    """The methods of classes of the run that this module sends upserts to, where they
+    use the upsert as a chunk (see the module docstring)."""
+    symbols = ModuleSymbols.of(module.name, module.tree, module.package)
+    parents = _parents(module.tree)
+    found: dict[tuple[str, int, int], Received] = {}
+    for node in ast.walk(module.tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr.lstrip("_").lower().startswith(SEND_VERBS)
+        ):
+            continue  # the migration puts upserts into sends only
+        slots = [i for i, a in enumerate(node.args) if _is_upsert(a)]
+        names = [k.arg for k in node.keywords if k.arg and _is_upsert(k.value)]
+        if not slots and not names:
+            continue
+        owner = _instance_class(node.func.value, symbols, parents)
+        target = definition(lookup, owner) if owner else None
+        if target is None or not isinstance(target.node, ast.ClassDef):
+            continue
+        method = _method(target.node, node.func.attr)
+        if method is None:
+            continue
+        arguments = [*method.args.posonlyargs, *method.args.args][1:]
+        params = [a.arg for a in arguments]
+        chosen = [params[i] for i in slots if i < len(params)] + [n for n in names if n in params]
+        for param in chosen:
+            annotation = next(a.annotation for a in arguments if a.arg == param)
+            if _admits_upserts(annotation):
+                continue  # declared to take any update: a type checker holds it to that
+            use = _chunk_use(method, param)
+            if use is not None:
+                message = (
+                    f"`{target.node.name}.{method.name}` now also receives SessionMessage "
+                    f"upserts (sent before the chunks, line {node.lineno} of {module.name}); "
+                    f"it uses `{param}` as a chunk here: {STEP}"
+                )
+                key = (target.symbols.name, use.lineno, use.col_offset)
+                found[key] = Received(
+                    target.symbols.name, Consumer(use.lineno, use.col_offset, message)
+                )
+    return list(found.values())
+
+
+def _instance_class(
+    value: ast.expr, symbols: ModuleSymbols, parents: dict[ast.AST, ast.AST]
+) -> str | None:
+    """The class a name is shown to hold: bound once in its function (or the module)
+    to a call of a class, or a parameter annotated with one."""
+    if not isinstance(value, ast.Name):
+        return None
+    scope = _enclosing_function(value, parents)
+    bindings: list[ast.expr] = []
+    for node in ast.walk(scope or _root(parents, value)):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == value.id for t in node.targets
+        ):
+            bindings.append(node.value)
+        elif isinstance(node, ast.arg) and node.arg == value.id:
+            bindings.append(node.annotation if node.annotation is not None else node)
+    if len(bindings) != 1:
+        return None
+    bound = bindings[0]
+    called = bound.func if isinstance(bound, ast.Call) else bound
+    dotted = _dotted(called) if isinstance(called, ast.expr) else None
+    resolved = symbols.resolve(dotted) if dotted else []
+    return resolved[0] if len(resolved) == 1 else None
+
+
+def _root(parents: dict[ast.AST, ast.AST], node: ast.AST) -> ast.AST:
+    while node in parents:
+        node = parents[node]
+    return node
+
+
+def _method(node: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) and statement.name == name:
+            return statement
+    return None
+
+
+def _admits_upserts(annotation: ast.expr | None) -> bool:
+    """An annotation that names the message or the union of every update kind."""
+    if annotation is None:
+        return False
+    nodes = list(ast.walk(annotation))
+    words = {_last(n) for n in nodes if isinstance(n, ast.Name | ast.Attribute)}
+    for node in nodes:  # quoted annotations
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words.update(re.findall(r"\w+", node.value))
+    return bool(words & {MESSAGE_CLASS, "SessionUpdate"})
+
+
+def _chunk_use(method: ast.AST, param: str) -> ast.Name | None:
+    """The first use of `param` in the method that is not forwarded, shared by both
+    kinds, a `None` test, or under a test of its kind."""
+    parents = _parents(method)
+    for node in ast.walk(method):
+        if (
+            isinstance(node, ast.Name)
+            and node.id == param
+            and isinstance(node.ctx, ast.Load)
+            and not _shared(node, parents)
+            and not _forwarded(node, parents)
+            and not _none_test(node, parents)
+            and not _kind_tested(node, param, parents, method)
+        ):
+            return node
+    return None
 
 
 def puts_upserts(module: Module) -> bool:
@@ -298,12 +426,22 @@ def _shared(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
     return isinstance(holder, ast.Attribute) and holder.attr in SHARED_ATTRIBUTES
 
 
-def _forwarded(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
-    """The item handed as it is (or serialised, or wrapped in a notification or a
-    one-element list) to a send."""
+def _forwarded(node: ast.expr, parents: dict[ast.AST, ast.AST], depth: int = 0) -> bool:
+    """The item handed as it is (or serialised, or wrapped in a notification, a list or
+    a dict, or first bound to a local name that is itself only forwarded) to a send."""
     current: ast.AST = node
     while True:
         holder = parents.get(current)
+        if isinstance(holder, ast.Dict) and current in holder.values:
+            current = holder
+            continue
+        if (
+            isinstance(holder, ast.Assign)
+            and len(holder.targets) == 1
+            and isinstance(holder.targets[0], ast.Name)
+            and depth < MAX_DEPTH
+        ):
+            return _only_forwarded(holder.targets[0].id, holder, parents, depth + 1)
         if isinstance(holder, ast.Attribute) and holder.attr in SERIALIZERS:
             call = parents.get(holder)
             if isinstance(call, ast.Call) and call.func is holder and not call.args:
@@ -324,6 +462,21 @@ def _forwarded(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
             current = holder
             continue
         return False
+
+
+def _only_forwarded(
+    name: str, assignment: ast.Assign, parents: dict[ast.AST, ast.AST], depth: int
+) -> bool:
+    """Every later use of a local name in its function is forwarded to a send."""
+    scope = _enclosing_function(assignment, parents)
+    if scope is None:
+        return False
+    uses = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    ]
+    return bool(uses) and all(_forwarded(n, parents, depth) for n in uses)
 
 
 def _kind_tested(node: ast.expr, item: str, parents: dict[ast.AST, ast.AST], loop: ast.AST) -> bool:

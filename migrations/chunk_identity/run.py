@@ -206,6 +206,15 @@ def _report_consumers(
     after = {p: _after(results[p]) for p in selected}
     found: set[str] = set()
     queues = False
+    by_name = {n: p for p in selected for n, _ in names[p].names}
+    received: dict[Path, list[consumers.Consumer]] = {}
+    for path in selected:
+        if b"SessionMessage(" in after[path] or b"session_message" in after[path]:
+            module = _module(path, after[path], names[path])
+            lookup = options[path].run_modules.symbols
+            for place in consumers.receivers(module, lookup) if module else []:
+                if place.module in by_name:
+                    received.setdefault(by_name[place.module], []).append(place.consumer)
     for round_number in range(MAX_ROUNDS):
         new = set()
         for path in selected:
@@ -219,22 +228,24 @@ def _report_consumers(
         if not new:
             break
         found |= new
-    if not found and not queues:
+    if not found and not queues and not received:
         return
     short = {q.rpartition(".")[2].encode() for q in found}
     if queues:
         short |= {b"get"}
     for path in selected:
         result = results[path]
-        if result.status == "failed" or not any(s in result.original for s in short):
+        places = list(received.get(path, []))
+        if result.status == "failed":
             continue
-        module = _module(path, result.original, names[path])
-        if module is None:
-            continue
+        module = None
+        if any(s in result.original for s in short):
+            module = _module(path, result.original, names[path])
+        if module is not None:
+            places += consumers.consumers(module, found)
+            if queues:
+                places += consumers.queue_consumers(module)
         marks = acknowledgements(result.original)
-        places = consumers.consumers(module, found)
-        if queues:
-            places += consumers.queue_consumers(module)
         for place in places:
             handled = marks.covers(place.line, rules.CONSUMER)
             kind: Literal["warning", "acknowledged"] = "acknowledged" if handled else "warning"

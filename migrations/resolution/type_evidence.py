@@ -37,7 +37,6 @@ from acp_schema.migrations.resolution.module_symbols import (
 Kind = Literal["chunk", "other", "unknown"]
 Resolve = Callable[[str], list[str]]
 MAX_DEPTH = 12
-TAG_FIELDS = frozenset({"session_update", "sessionUpdate"})
 
 
 @dataclass(frozen=True)
@@ -397,17 +396,9 @@ def _own_runtime(module: str) -> bool:
 
 
 def _tagged_chunk(node: ast.ClassDef) -> bool:
-    """A class whose tag field's annotation or default names the chunk tag."""
-    for statement in node.body:
-        if isinstance(statement, ast.AnnAssign | ast.Assign):
-            targets = (
-                [statement.target] if isinstance(statement, ast.AnnAssign) else statement.targets
-            )
-            if any(isinstance(t, ast.Name) and t.id in TAG_FIELDS for t in targets) and any(
-                isinstance(n, ast.Constant) and n.value == CHUNK_TAG for n in ast.walk(statement)
-            ):
-                return True
-    return False
+    """A class whose body names the chunk tag anywhere (a tag field, an aliased one,
+    a default): it may be serialised as a chunk payload."""
+    return any(isinstance(n, ast.Constant) and n.value == CHUNK_TAG for n in ast.walk(node))
 
 
 def _typing_or_builtin(qualified: str) -> bool:

@@ -503,6 +503,46 @@ CLASS_4 = [
         """,
     ),
     one(
+        "in-process-printer-reads-content",
+        "class-4",
+        V2
+        + """
+        from printer import Printer
+
+        async def main(conn):
+            printer = Printer(conn)
+            for text in ["a", "b"]:
+                await printer.session_update("s1", SessionMessageChunk(message_id="m1", content=TextContent(text=text), sender_session_id="s1"))
+        """,
+        printer="""
+        class Printer:
+            def __init__(self, conn):
+                self.conn = conn
+
+            async def session_update(self, session_id, update):
+                self.conn.log(update.content.text)
+                await self.conn.session_update(session_id, update)
+        """,
+    ),
+    one(
+        "in-process-forwarder-only",
+        "class-4",
+        V2
+        + """
+        class Forwarder:
+            def __init__(self, conn):
+                self.conn = conn
+
+            async def session_update(self, session_id, update):
+                await self.conn.session_update(session_id, update)
+
+        async def main(conn):
+            forwarder = Forwarder(conn)
+            for text in ["a", "b"]:
+                await forwarder.session_update("s1", SessionMessageChunk(message_id="m1", content=TextContent(text=text), sender_session_id="s1"))
+        """,
+    ),
+    one(
         "in-process-router-reads-dicts",
         "class-4",
         """
@@ -765,6 +805,64 @@ AGENT = [
         def main(conn):
             event = Outgoing("s1", SessionMessageChunk(message_id="m1", content=TextContent(text="w"), sender_session_id="s1"))
             conn.channel(event.session_id).send(event.update)
+        """,
+    ),
+    one(
+        "event-spread-into-a-chunk-payload",
+        "agent",
+        """
+        from dataclasses import dataclass, asdict
+
+        @dataclass
+        class Event:
+            messageId: str
+            senderSessionId: str
+
+        def to_wire(event: Event, text: str) -> dict:
+            return {"sessionUpdate": "session_message_chunk", "content": {"type": "text", "text": text}, **asdict(event)}
+
+        def main(conn):
+            conn.send(to_wire(Event("m1", "s1"), "a"))
+        """,
+    ),
+    one(
+        "message-payload-retagged-as-chunk",
+        "agent",
+        """
+        def build(mid, me, text):
+            payload = {"sessionUpdate": "session_message", "messageId": mid, "senderSessionId": me}
+            payload["sessionUpdate"] = "session_message_chunk"
+            payload["content"] = {"type": "text", "text": text}
+            return payload
+
+        def main(conn):
+            conn.send(build("m1", "s1", "r"))
+        """,
+    ),
+    one(
+        "model-with-aliased-tag-field",
+        "agent",
+        """
+        from pydantic import BaseModel, ConfigDict, Field
+
+        class Wire(BaseModel):
+            model_config = ConfigDict(populate_by_name=True)
+            kind: str = Field("session_message_chunk", alias="sessionUpdate")
+            message_id: str = Field(alias="messageId")
+            content: dict
+            sender_session_id: str = Field(alias="senderSessionId")
+
+        def main(conn):
+            conn.send(Wire(message_id="m1", content={"type": "text", "text": "w"}, sender_session_id="s1").model_dump(by_alias=True))
+        """,
+    ),
+    one(
+        "fullwidth-identifiers",
+        "agent",
+        "from acp_schema.v2 import \uff33essionMessageChunk, TextContent\n"
+        + """
+        def main(conn):
+            conn.send(\uff33essionMessageChunk(message_id="m1", content=TextContent(text="n"), \uff53ender_session_id="s1"))
         """,
     ),
     one(

@@ -25,7 +25,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
 from acp_schema.migrations.chunk_identity import rule_ids as rules
-from acp_schema.migrations.chunk_identity.accounting import proofs
+from acp_schema.migrations.chunk_identity.accounting import problems, proofs
 from acp_schema.migrations.chunk_identity.accounting.occurrence_nodes import (
     NodeIndex,
     Position,
@@ -37,7 +37,6 @@ from acp_schema.migrations.chunk_identity.planning.plan import TODO_PREFIX, Plan
 from acp_schema.migrations.framework.acknowledge import Acknowledgements
 from acp_schema.migrations.framework.examples import Invalid, Valid
 from acp_schema.migrations.framework.findings import Finding
-from acp_schema.migrations.framework.syntax import code
 from acp_schema.migrations.resolution.facts import Facts
 from acp_schema.migrations.resolution.type_evidence import TypeOracle
 from acp_schema.migrations.resolution.value_evidence import ValueEvidence
@@ -175,7 +174,7 @@ class Accountant:
         if proof is not None:
             kind, evidence = proof
             return Account(occurrence, "unrelated", evidence=evidence, proof=kind)
-        return self._reported(occurrence, self._problem(node, inner), node)
+        return self._reported(occurrence, problems.describe(self.context, node, inner), node)
 
     def _reported(self, occurrence: Occurrence, problem: str, node: cst.CSTNode | None) -> Account:
         if not self.report:
@@ -199,37 +198,6 @@ class Accountant:
             )
         )
         return Account(occurrence, "reported", rule, "", handled)
-
-    def _problem(self, node: cst.CSTNode, inner: cst.CSTNode | None) -> str:
-        """What the occurrence is, for the report: why no proof applies."""
-        facts = self.facts
-        target = inner if inner is not None else node
-        parent = facts.parent(target)
-        if isinstance(target, cst.Name):
-            if isinstance(parent, cst.Attribute) and parent.attr is target:
-                return f"cannot tell whether `{code(parent.value)}` is a SessionMessageChunk"
-            if isinstance(parent, cst.Arg) and parent.keyword is target:
-                call = facts.parent(parent)
-                if isinstance(call, cst.Call):
-                    return f"cannot tell whether `{code(call.func)}(...)` builds a chunk"
-            owner = owner_of(self.context, target) if self.context else None
-            if owner is not None:
-                return f"cannot tell that class `{owner.name.value}` is not a chunk"
-            if isinstance(parent, cst.ImportAlias | cst.AsName):
-                return "an import of a removed name"
-            if isinstance(parent, cst.MatchKeywordElement):
-                return "a class pattern that may match a chunk"
-            return "a name the code may use as a chunk field (`locals()`, `vars()`)"
-        if isinstance(parent, cst.DictElement):
-            payload = facts.parent(parent)
-            argument = facts.parent(payload) if payload is not None else None
-            call = facts.parent(argument) if argument is not None else None
-            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
-                method, receiver = call.func.attr.value, code(call.func.value)
-                return f"`.{method}(...)` on `{receiver}`, which may be a chunk"
-        if isinstance(parent, cst.DictElement | cst.MatchMappingElement):
-            return "a key of a payload whose tag this run cannot read, which may be a chunk"
-        return "the name of a removed field in a string the code may read as a key or a name"
 
     def _is_declared_chunk(self, node: cst.ClassDef) -> bool:
         """An old chunk class the run found declared here (rule old-bindings)."""

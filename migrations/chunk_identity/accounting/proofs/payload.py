@@ -116,11 +116,56 @@ def _dict(context: ProofContext, payload: cst.Dict) -> str | None:
         if isinstance(e, cst.DictElement) and string_value(e.key) in TAG_KEYS
     ]
     if len(tags) == 1:
+        if _retagged(context, payload):
+            return None
         return _found(context.tag_value(tags[0]))
     holder = context.parent(payload)
     if isinstance(holder, cst.IfExp) and _excludes_chunks(context, holder, payload):
         return "only used when the kind is not session_message_chunk (the test says so)"
     return None
+
+
+def _retagged(context: ProofContext, payload: cst.Dict) -> bool:
+    """A dict bound to a name whose tag may be set again in its scope
+    (`p["sessionUpdate"] = ...`, `p.update(...)`, `p |= ...`, `p.setdefault(...)`)."""
+    holder = context.parent(payload)
+    if not (isinstance(holder, cst.Assign) and len(holder.targets) == 1):
+        return False
+    name = holder.targets[0].target
+    if not isinstance(name, cst.Name):
+        return False
+    scope: cst.CSTNode = context.facts.function_of(payload) or context.facts.module
+    found = False
+
+    class Writes(cst.CSTVisitor):
+        def visit_Subscript(self, node: cst.Subscript) -> None:
+            nonlocal found
+            index = node.slice[0].slice if len(node.slice) == 1 else None
+            key = string_value(index.value) if isinstance(index, cst.Index) else None
+            if (
+                chain(node.value) == name.value
+                and (key is None or key in TAG_KEYS)
+                and isinstance(context.parent(node), cst.AssignTarget | cst.AugAssign)
+            ):
+                found = True
+
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            func = node.func
+            if (
+                isinstance(func, cst.Attribute)
+                and chain(func.value) == name.value
+                and func.attr.value in {"update", "setdefault", "__setitem__", "__ior__"}
+            ):
+                found = True
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            nonlocal found
+            if chain(node.target) == name.value:
+                found = True
+
+    scope.visit(Writes())
+    return found
 
 
 def _receiver(context: ProofContext, value: cst.BaseExpression) -> str | None:
