@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from acp_schema.migrations.chunk_identity.accounting.accounting import Account
 from acp_schema.migrations.chunk_identity.rule_ids import ALL_RULES
 from acp_schema.migrations.chunk_identity.run import FileResult, Options, run
 
@@ -43,6 +44,7 @@ class Entry:
     files: dict[str, str]
     noise: bool = False  # a look-alike: any report is noise
     entry: str = "main"
+    verbatim: bool = False  # write the sources as they are (generated programs)
 
 
 @dataclass
@@ -52,6 +54,8 @@ class Result:
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     proofs: Counter[str] = field(default_factory=Counter)
+    # The first run's verdicts, by file name relative to the tree (the original code).
+    accounts: dict[str, list[Account]] = field(default_factory=dict)
 
     def explain(self) -> str:
         return "\n".join([f"{self.entry.name}: {self.outcome}", *self.problems, *self.warnings])
@@ -75,8 +79,13 @@ def _pending(results: list[FileResult]) -> list[str]:
 
 def evaluate(entry: Entry, tmp: Path) -> Result:
     old_root, new_root = tmp / "old", tmp / "new"
-    _write(old_root, entry.files)
-    _write(new_root, entry.files)
+    for root in (old_root, new_root):
+        if entry.verbatim:
+            for name, text in entry.files.items():
+                (root / name).parent.mkdir(parents=True, exist_ok=True)
+                (root / name).write_text(text, encoding="utf-8")
+        else:
+            _write(root, entry.files)
     first = run(_in_run(new_root, entry), Options(rules=ALL_RULES))
     for result in first:
         if result.new is not None:
@@ -101,4 +110,5 @@ def evaluate(entry: Entry, tmp: Path) -> Result:
         outcome = "silent"
     else:
         outcome = "sound-migrated" if changed else "sound-untouched"
-    return Result(entry, outcome, problems, pending, proofs)
+    accounts = {r.path.relative_to(new_root).as_posix(): r.accounts for r in first}
+    return Result(entry, outcome, problems, pending, proofs, accounts)
