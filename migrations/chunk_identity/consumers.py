@@ -203,7 +203,7 @@ def _instance_class(
     if not isinstance(value, ast.Name):
         return None
     scope = _enclosing_function(value, parents)
-    bindings: list[ast.expr] = []
+    bindings: list[ast.AST] = []
     for node in ast.walk(scope or _root(parents, value)):
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == value.id for t in node.targets
@@ -315,6 +315,8 @@ def _taken(taken: ast.expr, holder: ast.AST | None, parents: dict[ast.AST, ast.A
     if not isinstance(target, ast.Name):
         return "the item taken here is used without a look at its kind"
     scope = _enclosing_function(holder, parents) or holder
+    if scope is None:
+        return None
     for node in ast.walk(scope):
         if (
             isinstance(node, ast.Name)

@@ -72,6 +72,15 @@ class FileResult:
         return [f for f in self.findings if f.kind == "acknowledged"]
 
 
+def reaches(data: bytes, extra: Iterable[bytes] = ()) -> bool:
+    """Whether a rule may act on the file: it names a chunk class (the bindings' or one
+    found in the run, `extra`), a chunk tag, or has a star import (NFKC, as
+    `may_be_affected`). Other files only need their occurrences accounted."""
+    if not data.isascii():
+        data = nfkc_bytes(data)
+    return any(t in data for t in TRIGGER_BYTES) or any(t in data for t in extra)
+
+
 def may_be_affected(data: bytes, extra: Iterable[bytes] = ()) -> bool:
     """The cheap check before any parse: a file that names no removed name, no chunk
     class (the bindings' or one found in the run, `extra`), no chunk tag and has no star

@@ -19,6 +19,7 @@ from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import os_reason
 from acp_schema.migrations.chunk_identity import consumers
 from acp_schema.migrations.chunk_identity import rule_ids as rules
+from acp_schema.migrations.chunk_identity.accounting import fast
 from acp_schema.migrations.chunk_identity.accounting.accounting import Account
 from acp_schema.migrations.chunk_identity.accounting.occurrences import scan
 from acp_schema.migrations.chunk_identity.accounting.proofs import generated
@@ -27,6 +28,7 @@ from acp_schema.migrations.chunk_identity.file_migration import (
     Options,
     may_be_affected,
     migrate_bytes,
+    reaches,
 )
 from acp_schema.migrations.chunk_identity.helper_views import (
     HelperKey,
@@ -40,7 +42,7 @@ from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
 from acp_schema.migrations.framework.acknowledge import acknowledgements
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.framework.pool import WorkerPool
-from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS
+from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS, Bindings
 from acp_schema.migrations.resolution.generated_files import generated_unchanged
 from acp_schema.migrations.resolution.module_symbols import RunModules
 from acp_schema.migrations.resolution.modules import ModuleNames, module_names
@@ -125,8 +127,12 @@ def run_all(
         elif may_be_affected(data, extra):
             if len(data) > per_file[path].max_file_bytes:
                 results[path] = _over_budget(path, data, per_file[path].max_file_bytes)
-            else:
+                continue
+            proven = None if reaches(data, extra) else _fast(path, data, per_file[path], names)
+            if proven is None:
                 pending.append((path, data))
+            else:
+                results[path] = FileResult(path, "unchanged", original=data, accounts=proven)
         else:
             results[path] = FileResult(path, "skipped", original=data)
     done = len(results)
@@ -162,6 +168,28 @@ def run_all(
             )
             declaring.findings.sort()
     return Run([results[path] for path in files], old)
+
+
+def _fast(
+    path: Path, data: bytes, options: Options, names: Mapping[Path, ModuleNames]
+) -> list[Account] | None:
+    """A file no rule can act on, accounted from `ast` alone when every occurrence has
+    a proof there (`accounting.fast`); None sends it down the full path."""
+    found = scan(data)
+    if not found:
+        return None
+    old = options.old_bindings
+    bindings = Bindings.with_extra(
+        options.bindings,
+        old.chunk_classes,
+        old.without_message,
+        old.app_classes,
+        (*old.tag_constants, *old.chunk_subclasses),
+    )
+    module = names[path].name or path.stem
+    return fast.account_file(
+        data, found, module, names[path].package, bindings, options.run_modules
+    )
 
 
 def _run_modules(names: Mapping[Path, ModuleNames]) -> RunModules:
@@ -212,9 +240,9 @@ def _report_consumers(
         if b"SessionMessage(" in after[path] or b"session_message" in after[path]:
             module = _module(path, after[path], names[path])
             lookup = options[path].run_modules.symbols
-            for place in consumers.receivers(module, lookup) if module else []:
-                if place.module in by_name:
-                    received.setdefault(by_name[place.module], []).append(place.consumer)
+            for use in consumers.receivers(module, lookup) if module else []:
+                if use.module in by_name:
+                    received.setdefault(by_name[use.module], []).append(use.consumer)
     for round_number in range(MAX_ROUNDS):
         new = set()
         for path in selected:

@@ -177,7 +177,13 @@ class TypeOracle:
         self.extra_source: dict[str, tuple[cst.Module, str | None]] = {}
         self._extra: dict[str, ModuleSymbols] = {}
 
+    def remember(self, symbols: ModuleSymbols) -> None:
+        """The module being migrated, already read with `ast`."""
+        self._extra[symbols.name] = symbols
+
     def symbols(self, module: str) -> ModuleSymbols | None:
+        if module in self._extra:
+            return self._extra[module]
         if module in self.extra_source:
             if module not in self._extra:
                 tree, package = self.extra_source[module]

@@ -19,7 +19,7 @@ from acp_schema.migrations.chunk_identity.accounting.occurrences import REMOVED_
 from acp_schema.migrations.chunk_identity.accounting.proofs.context import ProofContext, Site
 from acp_schema.migrations.framework.examples import Invalid, Valid
 from acp_schema.migrations.framework.syntax import code, string_value
-from acp_schema.migrations.resolution.module_symbols import definition
+from acp_schema.migrations.resolution.module_symbols import Lookup, definition
 
 KIND = "not-chunk-class"
 CONSTRUCTORS = frozenset({"model_validate", "model_construct", "parse_obj", "construct"})
@@ -80,7 +80,7 @@ def prove(context: ProofContext, site: Site) -> str | None:
             return None
         if oracle.bindings.owner(qualified.rpartition(".")[0]) is not None:
             continue  # a bindings class: its fields are its own
-        if not is_pattern and not _declares(context, qualified, field, 0):
+        if not is_pattern and not declares(oracle.symbols, qualified, field):
             return None
     return f"`{code(expression)}` is not a chunk: {holds.why}"
 
@@ -89,9 +89,9 @@ def _same_field(declared: str, given: str) -> bool:
     return declared.replace("_", "").lower() == given.replace("_", "").lower()
 
 
-def _declares(context: ProofContext, qualified: str, field: str, hops: int) -> bool:
+def declares(lookup: Lookup, qualified: str, field: str, hops: int = 0) -> bool:
     """Whether the class (or a base of the run) declares `field` itself."""
-    target = definition(context.values.oracle.symbols, qualified)
+    target = definition(lookup, qualified)
     if target is None or not isinstance(target.node, ast.ClassDef) or hops > 10:
         return False
     node = target.node
@@ -112,7 +112,7 @@ def _declares(context: ProofContext, qualified: str, field: str, hops: int) -> b
         if isinstance(base, ast.Name | ast.Attribute):
             dotted = ast.unparse(base)
             for name in target.symbols.resolve(dotted):
-                if _declares(context, name, field, hops + 1):
+                if declares(lookup, name, field, hops + 1):
                     return True
     return False
 

@@ -131,9 +131,10 @@ def _retagged(context: ProofContext, payload: cst.Dict) -> bool:
     holder = context.parent(payload)
     if not (isinstance(holder, cst.Assign) and len(holder.targets) == 1):
         return False
-    name = holder.targets[0].target
-    if not isinstance(name, cst.Name):
+    target = holder.targets[0].target
+    if not isinstance(target, cst.Name):
         return False
+    name = target
     scope: cst.CSTNode = context.facts.function_of(payload) or context.facts.module
     found = False
 
