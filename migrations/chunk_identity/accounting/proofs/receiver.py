@@ -131,6 +131,62 @@ EXAMPLES = (
         """,
         why="the tag test narrows the union to `session_message`",
     ),
+    Valid(
+        """
+        from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+        def sender(message: SessionMessage) -> str | None:
+            return getattr(message, "sender_session_id", None)
+        """,
+        why="getattr on a value annotated as another bindings class",
+    ),
+    Valid(
+        """
+        import dataclasses
+        from typing import NamedTuple
+        from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+        @dataclasses.dataclass
+        class Event:
+            sender_session_id: str
+
+        class Hop(NamedTuple):
+            recipient_session_id: str
+
+        def moved(event: Event, hop: Hop, message: SessionMessage, me: str) -> object:
+            return (
+                dataclasses.replace(event, sender_session_id=me),
+                hop._replace(recipient_session_id=me),
+                message.model_copy(update={"sender_session_id": me}),
+            )
+        """,
+        why="copies with a field changed, of values annotated with other classes",
+    ),
+    Invalid(
+        """
+        import copy
+        from acp_schema.v2 import SessionMessageChunk
+
+        def moved(update, hop, me):
+            return (
+                update.model_copy(update={"sender_session_id": me}),
+                hop._replace(recipient_session_id=me),
+                copy.replace(update, sender_session_id=me),
+            )
+        """,
+        lines=(6, 7, 8),
+        why="the same copies of values of unknown type",
+    ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        def sender(update) -> str | None:
+            return getattr(update, "sender_session_id", None)
+        """,
+        lines=(4,),
+        why="getattr on a value of unknown type",
+    ),
     Invalid(
         """
         from acp_schema.v2 import SessionUpdate
