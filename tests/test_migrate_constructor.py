@@ -667,9 +667,15 @@ class TestLeftAlone(MigrationTest):
                 out.put(chunk)
                 return chunk.sender_session_id
             """,
-            # Left alone; only the class is reported, as `acp-schema migrate` reports it
-            # (it may be a vendored copy of the old chunk, which this runner cannot use).
-            warnings=[(rules.OLD_BINDINGS, 3)],
+            # Left alone: the class is reported, as `acp-schema migrate` reports it (it may
+            # be a vendored copy of the old chunk, which this runner cannot use), and so is
+            # every use of its fields: nothing shows that a class of that name is no chunk.
+            warnings=[
+                (rules.OLD_BINDINGS, 3),
+                (rules.OCCURRENCE, 5),
+                (rules.OCCURRENCE, 8),
+                (rules.OCCURRENCE, 10),
+            ],
         )
 
     def test_same_name_from_another_package(self) -> None:

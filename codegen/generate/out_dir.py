@@ -57,6 +57,7 @@ INSTALLED_PACKAGES = (
     "acp_schema.migrations.chunk_identity.planning",
     "acp_schema.migrations.chunk_identity.rules",
     "acp_schema.migrations.chunk_identity.accounting",
+    "acp_schema.migrations.chunk_identity.accounting.proofs",
 )
 
 _HEADER_BYTES = 4096  # enough for the four header lines of a generated file

@@ -6,6 +6,7 @@ Its modules, each importing only those listed after it (`[tool.importlinter]`):
 - `run`, `helper_views`, `file_migration`: a whole run (old bindings found first, helpers
   called across modules settled last) and one file;
 - `commands`: the libcst codemod commands (`python -m libcst.tool codemod`);
+- `consumers`: rule consumer, the code that consumes what a rewrite changed;
 - `family` and `helper_planning`: the planning of every rule for one module, and of chunks
   that pass through helper functions;
 - `rules/`: one module per rule, each with its `EXAMPLES`;

@@ -11,6 +11,7 @@ lives in `chunk_identity.plan_module` and the rule modules it calls."""
 from __future__ import annotations
 
 import argparse
+import ast
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -21,6 +22,7 @@ import libcst as cst
 from libcst.codemod import CodemodCommand, CodemodContext
 from libcst.metadata import MetadataWrapper
 
+from acp_schema.migrations.chunk_identity import consumers
 from acp_schema.migrations.chunk_identity import family as chunk_identity
 from acp_schema.migrations.chunk_identity import rule_ids as rules
 from acp_schema.migrations.chunk_identity.accounting.accounting import Account, Accountant
@@ -32,7 +34,10 @@ from acp_schema.migrations.framework.acknowledge import acknowledgements
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.resolution.bindings import Bindings
 from acp_schema.migrations.resolution.facts import METADATA, Facts
+from acp_schema.migrations.resolution.module_symbols import ModuleSymbols, RunModules
 from acp_schema.migrations.resolution.old_bindings import HINT, OldBindings, find_old_bindings
+from acp_schema.migrations.resolution.type_evidence import TypeOracle
+from acp_schema.migrations.resolution.value_evidence import ValueEvidence
 
 __all__ = [
     "ChunkBuilderCommand",
@@ -62,9 +67,12 @@ class MigrationCommand(CodemodCommand):
         repository_wide: bool = False,
         old_bindings: OldBindings | None = None,
         refused: Mapping[str, str] | None = None,
+        run_modules: RunModules | None = None,
     ) -> None:
         super().__init__(context)
         self.refused = dict(refused or {})
+        # The run's modules, for type facts across modules (classes, aliases, constants).
+        self.run_modules = run_modules or RunModules()
         self.repository_wide = repository_wide
         old = old_bindings or OldBindings()
         self.bindings = Bindings.with_extra(
@@ -132,6 +140,8 @@ class MigrationCommand(CodemodCommand):
             facts, self.selected, helpers=self.helpers, todo_comments=self.todo_comments
         )
         planner.repository_wide = self.repository_wide
+        values = ValueEvidence(facts, TypeOracle(self.bindings, self.run_modules))
+        planner.values = values
         source = self.source if self.source is not None else tree.code.encode("utf-8")
         planner.acknowledged = acknowledgements(source)
         planner.refused = self.refused
@@ -142,7 +152,7 @@ class MigrationCommand(CodemodCommand):
             facts,
             plan,
             planner.acknowledged,
-            planner.near_chunks,
+            values=values,
             report=rules.OCCURRENCE in self.selected,
             todo_comments=self.todo_comments,
         )
@@ -151,14 +161,53 @@ class MigrationCommand(CodemodCommand):
         self.exported_helpers = plan.exported
         self.called_helpers = plan.called
         self.blocked_helpers = plan.blocked
+        result = tree.visit(Applier(plan)) if plan.changes_tree else tree
+        assert isinstance(result, cst.Module)
+        self.findings = sorted([*self.findings, *self._consumers(tree, result, planner)])
         for finding in self.findings:
             if finding.kind == "warning":
                 self.warn(f"{finding.line}:{finding.column}: {finding.rule}: {finding.message}")
-        if not plan.changes_tree:
-            return tree
-        result = tree.visit(Applier(plan))
-        assert isinstance(result, cst.Module)
         return result
+
+    def _consumers(self, before: cst.Module, after: cst.Module, planner: Planner) -> list[Finding]:
+        """Under libcst's runner, rule consumer within this module (`acp-schema migrate`
+        looks at the whole run itself)."""
+        if self.repository_wide or rules.CONSUMER not in self.selected:
+            return []
+        name = self.context.full_module_name or "module"
+        package = self.context.full_package_name
+        try:
+            changed = consumers.Module(name, ast.parse(after.code), package)
+            original = consumers.Module(name, ast.parse(before.code), package)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return []
+        found: set[str] = set()
+        for _ in range(10):
+            new = consumers.yielders(changed, found) - found
+            if not new:
+                break
+            found |= new
+        places = consumers.consumers(original, found)
+        if consumers.puts_upserts(changed):
+            places += consumers.queue_consumers(original)
+        own = ModuleSymbols.of(name, original.tree, package)
+        places += [
+            r.consumer
+            for r in consumers.receivers(changed, lambda m: own if m == name else None)
+            if r.module == name
+        ]
+        return [
+            Finding(
+                c.line,
+                c.column,
+                rules.CONSUMER,
+                c.message,
+                "acknowledged"
+                if planner.acknowledged.covers(c.line, rules.CONSUMER)
+                else "warning",
+            )
+            for c in places
+        ]
 
     def _vendored(self, source: bytes) -> list[Finding]:
         """Under libcst's runner (one file at a time), an old chunk class declared here

@@ -11,10 +11,12 @@ from typing import Literal
 
 from acp_schema._input import FileStamp
 from acp_schema.migrations.chunk_identity.accounting.accounting import Account
+from acp_schema.migrations.chunk_identity.accounting.occurrences import REMOVED_BYTES, nfkc_bytes
 from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.framework.parsing import ParseFailure, for_parser, parse, restore
-from acp_schema.migrations.resolution.bindings import TRIGGERS, is_generated_bindings
+from acp_schema.migrations.resolution.bindings import TRIGGERS
+from acp_schema.migrations.resolution.module_symbols import RunModules
 from acp_schema.migrations.resolution.modules import module_names
 from acp_schema.migrations.resolution.old_bindings import OldBindings
 
@@ -35,6 +37,7 @@ class Options:
     todo_comments: bool = False
     old_bindings: OldBindings = field(default_factory=OldBindings)
     max_file_bytes: int = MAX_FILE_BYTES
+    run_modules: RunModules = field(default_factory=RunModules)
 
 
 @dataclass
@@ -75,13 +78,27 @@ class FileResult:
         return [f for f in self.findings if f.kind == "acknowledged"]
 
 
+def reaches(data: bytes, extra: Iterable[bytes] = ()) -> bool:
+    """Whether a rule may act on the file: it names a chunk class (the bindings' or one
+    found in the run, `extra`), a chunk tag, or has a star import (NFKC, as
+    `may_be_affected`). Other files only need their occurrences accounted."""
+    if not data.isascii():
+        data = nfkc_bytes(data)
+    return any(t in data for t in TRIGGER_BYTES) or any(t in data for t in extra)
+
+
 def may_be_affected(data: bytes, extra: Iterable[bytes] = ()) -> bool:
-    """The cheap check before any parse: a file that names no chunk class (the bindings'
-    or one found in the run, `extra`), no chunk tag and has no star import cannot reach
-    a chunk, and no rule acts on it; nor on generated bindings (their header says so)."""
-    if not (any(t in data for t in TRIGGER_BYTES) or any(t in data for t in extra)):
-        return False
-    return not is_generated_bindings(data)
+    """The cheap check before any parse: a file that names no removed name, no chunk
+    class (the bindings' or one found in the run, `extra`), no chunk tag and has no star
+    import has nothing to account and nothing a rule acts on. Names are compared as
+    Python reads identifiers (NFKC: a fullwidth `S` still spells `SessionMessageChunk`)."""
+    if not data.isascii():
+        data = nfkc_bytes(data)
+    return (
+        any(t in data for t in TRIGGER_BYTES)
+        or any(t in data for t in extra)
+        or any(t in data for t in REMOVED_BYTES)
+    )
 
 
 def migrate_bytes(
@@ -113,6 +130,7 @@ def migrate_bytes(
         repository_wide=True,
         old_bindings=options.old_bindings,
         refused=refused,
+        run_modules=options.run_modules,
     )
     command.fresh_tree = True
     command.source = text

@@ -17,6 +17,7 @@ __all__ = [
     "CATALOG",
     "CHUNK_IDENTITY",
     "CONSTRUCTOR",
+    "CONSUMER",
     "DICT",
     "FAMILIES",
     "IMPORT",
@@ -38,6 +39,7 @@ READ = f"{CHUNK_IDENTITY}/read"
 IMPORT = f"{CHUNK_IDENTITY}/import"
 OLD_BINDINGS = f"{CHUNK_IDENTITY}/old-bindings"
 OCCURRENCE = f"{CHUNK_IDENTITY}/occurrence"
+CONSUMER = f"{CHUNK_IDENTITY}/consumer"
 
 CATALOG = RuleCatalog(
     {
@@ -50,8 +52,10 @@ CATALOG = RuleCatalog(
         IMPORT: "names imported from the bindings that the installed bindings no longer define",
         OLD_BINDINGS: "classes of the run that still declare the removed chunk fields: "
         "reported, and treated as bindings for the run",
-        OCCURRENCE: "every other use of a removed name in a file that can reach a chunk, "
-        "unless the code shows it is unrelated",
+        OCCURRENCE: "every other use of a removed name, unless a proof of a named kind "
+        "shows it is unrelated",
+        CONSUMER: "code of the run that iterates a generator now yielding an upsert before "
+        "the chunks, and uses its items as chunks",
     }
 )
 RULES: dict[str, str] = CATALOG.rules

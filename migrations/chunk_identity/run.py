@@ -9,20 +9,25 @@ define is worked out in `helper_views`.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from acp_schema._input import FileStamp
+from acp_schema.migrations.chunk_identity import consumers
 from acp_schema.migrations.chunk_identity import rule_ids as rules
-from acp_schema.migrations.chunk_identity.accounting.accounting import unrelated_by_reach
+from acp_schema.migrations.chunk_identity.accounting import fast
+from acp_schema.migrations.chunk_identity.accounting.accounting import Account
 from acp_schema.migrations.chunk_identity.accounting.occurrences import scan
+from acp_schema.migrations.chunk_identity.accounting.proofs import generated
 from acp_schema.migrations.chunk_identity.file_migration import (
     FileResult,
     Options,
     may_be_affected,
     migrate_bytes,
+    reaches,
 )
 from acp_schema.migrations.chunk_identity.helper_views import (
     HelperKey,
@@ -37,19 +42,19 @@ from acp_schema.migrations.framework.acknowledge import acknowledgements
 from acp_schema.migrations.framework.disk.sources import SourceFiles
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.framework.pool import WorkerPool
-from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS, is_generated_bindings
+from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS, Bindings
+from acp_schema.migrations.resolution.generated_files import generated_unchanged
+from acp_schema.migrations.resolution.module_symbols import RunModules
+from acp_schema.migrations.resolution.modules import ModuleNames, module_names
 from acp_schema.migrations.resolution.modules import forget as forget_modules
-from acp_schema.migrations.resolution.modules import module_names
 from acp_schema.migrations.resolution.old_bindings import (
     OldBindings,
     find_old_bindings,
     reach_names,
 )
 
-NO_REACH = "the file names no chunk class, re-export of one, or chunk tag"
-
-
 Progress = Callable[[int, int], None]
+MAX_ROUNDS = 10  # generators yielding from generators, followed this deep
 
 
 @dataclass
@@ -79,8 +84,10 @@ def run_all(
 ) -> Run:
     """Migrate `files` (in memory), each with its own options (or the same for all).
 
-    `account_skipped`: also list the occurrences of removed names in the files the
-    prefilter skips (all unrelated: no chunk in reach); only a report shows them.
+    `account_skipped`: also list the occurrences of removed names in generated
+    bindings the run skips (unchanged since generated: proof `generated-bindings`);
+    only a report shows them. Every other file that names a removed name is parsed and
+    accounted: no chunk named in a file is no proof that none reaches it.
 
     First the old chunk classes the files declare are found (rule old-bindings) and
     treated as bindings everywhere. Pass 1 runs every file that may be affected; when
@@ -101,8 +108,11 @@ def run_all(
     chunk_names = {n.rpartition(".")[2] for n, _ in old.chunk_classes}
     constants, subclasses = reach_names(contents, chunk_names)
     old = replace(old, tag_constants=constants, chunk_subclasses=subclasses)
-    if old != OldBindings():
-        per_file = {path: replace(o, old_bindings=old) for path, o in per_file.items()}
+    names = {path: module_names(path) for path in files}
+    run_modules = _run_modules(names)
+    per_file = {
+        path: replace(o, old_bindings=old, run_modules=run_modules) for path, o in per_file.items()
+    }
     extra = tuple(name.encode() for name in (*chunk_names, *constants, *subclasses))
     declaring_paths = {d.path for d in old.declarations}
     pending: list[tuple[Path, bytes]] = []
@@ -115,18 +125,20 @@ def run_all(
         data = read.data
         stamps[path] = read.stamp
         kept = data if path in declaring_paths else b""  # its acknowledgements are read later
-        if may_be_affected(data, extra):
+        if generated_unchanged(data):
+            accounts = (
+                _generated_accounts(path, data, old, per_file[path]) if account_skipped else []
+            )
+            results[path] = FileResult(path, "skipped", original=kept, accounts=accounts)
+        elif may_be_affected(data, extra):
             if len(data) > per_file[path].max_file_bytes:
                 results[path] = _over_budget(path, data, per_file[path].max_file_bytes)
+            elif (proven := _proven(path, data, extra, per_file[path], names)) is not None:
+                results[path] = FileResult(path, "unchanged", original=kept, accounts=proven)
             else:
                 pending.append((path, data))
-        elif is_generated_bindings(data):
-            results[path] = FileResult(path, "skipped", original=kept)
         else:
-            found = scan(data) if account_skipped else []
-            results[path] = FileResult(
-                path, "skipped", original=kept, accounts=unrelated_by_reach(found, NO_REACH)
-            )
+            results[path] = FileResult(path, "skipped", original=kept)
         del data, read
     done = len(results)
     total = len(files)
@@ -143,7 +155,8 @@ def run_all(
         for result in pool.map_files(pending, per_file, None, None, tick):
             results[result.path] = result
         del pending
-        _settle_helpers(files, results, per_file, pool, contents, stamps)
+        _settle_helpers(files, results, per_file, pool, names, contents, stamps)
+    _report_consumers(results, per_file, names, contents)
     for path, stamp in stamps.items():
         results[path].stamp = stamp
     for declaration in old.declarations:
@@ -165,6 +178,145 @@ def run_all(
     return Run([results[path] for path in files], old)
 
 
+def _proven(
+    path: Path,
+    data: bytes,
+    extra: Sequence[bytes],
+    options: Options,
+    names: Mapping[Path, ModuleNames],
+) -> list[Account] | None:
+    """A file no rule can act on, accounted from `ast` alone when every occurrence has
+    a proof there (`accounting.fast`); None sends it down the full path."""
+    if reaches(data, extra):
+        return None
+    found = scan(data)
+    if not found:
+        return None
+    old = options.old_bindings
+    bindings = Bindings.with_extra(
+        options.bindings,
+        old.chunk_classes,
+        old.without_message,
+        old.app_classes,
+        (*old.tag_constants, *old.chunk_subclasses),
+    )
+    module = names[path].name or path.stem
+    return fast.account_file(
+        data, found, module, names[path].package, bindings, options.run_modules
+    )
+
+
+def _run_modules(names: Mapping[Path, ModuleNames]) -> RunModules:
+    """Every name each file of the run can be imported under."""
+    return RunModules.of(
+        (name, path, found.is_package) for path, found in names.items() for name, _ in found.names
+    )
+
+
+def _generated_accounts(
+    path: Path, data: bytes, old: OldBindings, options: Options
+) -> list[Account]:
+    """The occurrences in unchanged generated bindings: unrelated (proof
+    `generated-bindings`), but for the members of an old chunk class declared there,
+    reported with its declaration (rule old-bindings)."""
+    declared = [d.line for d in old.declarations if d.path == path]
+    spans = generated.class_spans(data, declared)
+    marks = acknowledgements(data)
+    accounts = []
+    for occurrence in scan(data):
+        first = next((f for f, last in spans if f <= occurrence.line <= last), None)
+        if first is not None and rules.OLD_BINDINGS in options.rules:
+            handled = marks.covers(first, rules.OLD_BINDINGS)
+            accounts.append(Account(occurrence, "reported", rules.OLD_BINDINGS, "", handled))
+        else:
+            accounts.append(
+                Account(occurrence, "unrelated", evidence=generated.EVIDENCE, proof=generated.KIND)
+            )
+    return accounts
+
+
+def _report_consumers(
+    results: Mapping[Path, FileResult],
+    options: Mapping[Path, Options],
+    names: Mapping[Path, ModuleNames],
+    contents: SourceFiles,
+) -> None:
+    """Rule consumer: every call in the run of a generator that yields an upsert (as the
+    code is after this run), where its items are used as chunks; a `yield from` of one
+    makes the enclosing generator one too, until nothing new appears. Likewise every
+    item taken from an in-process queue, when the run puts upserts into queues."""
+    selected = [p for p, r in results.items() if rules.CONSUMER in options[p].rules]
+
+    def after(path: Path) -> bytes:  # read one file at a time: the run holds no tree
+        return _after(_with_bytes(results[path], contents))
+
+    found: set[str] = set()
+    queues = False
+    by_name = {n: p for p in selected for n, _ in names[p].names}
+    received: dict[Path, list[consumers.Consumer]] = {}
+    for path in selected:
+        data = after(path)
+        if b"SessionMessage(" in data or b"session_message" in data:
+            module = _module(path, data, names[path])
+            lookup = options[path].run_modules.symbols
+            for use in consumers.receivers(module, lookup) if module else []:
+                if use.module in by_name:
+                    received.setdefault(by_name[use.module], []).append(use.consumer)
+    for round_number in range(MAX_ROUNDS):
+        new = set()
+        for path in selected:
+            data = after(path)
+            if b"yield" not in data and (round_number or b"put" not in data):
+                continue
+            module = _module(path, data, names[path])
+            if module is None:
+                continue
+            new |= consumers.yielders(module, found) - found
+            queues = queues or (round_number == 0 and consumers.puts_upserts(module))
+        if not new:
+            break
+        found |= new
+    if not found and not queues and not received:
+        return
+    short = {q.rpartition(".")[2].encode() for q in found}
+    if queues:
+        short |= {b"get"}
+    for path in selected:
+        result = results[path]
+        places = list(received.get(path, []))
+        if result.status == "failed":
+            continue
+        original = _with_bytes(result, contents).original
+        module = None
+        if any(s in original for s in short):
+            module = _module(path, original, names[path])
+        if module is not None:
+            places += consumers.consumers(module, found)
+            if queues:
+                places += consumers.queue_consumers(module)
+        marks = acknowledgements(original)
+        for place in places:
+            handled = marks.covers(place.line, rules.CONSUMER)
+            kind: Literal["warning", "acknowledged"] = "acknowledged" if handled else "warning"
+            result.findings.append(
+                Finding(place.line, place.column, rules.CONSUMER, place.message, kind)
+            )
+        result.findings.sort()
+
+
+def _after(result: FileResult) -> bytes:
+    return result.new if result.new is not None else result.original
+
+
+def _module(path: Path, data: bytes, found: ModuleNames) -> consumers.Module | None:
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    name = found.name or path.stem
+    return consumers.Module(name, tree, found.package)
+
+
 def _over_budget(path: Path, data: bytes, budget: int) -> FileResult:
     error = (
         f"not migrated: {len(data)} bytes, over the per-file budget of {budget} "
@@ -176,8 +328,8 @@ def _over_budget(path: Path, data: bytes, budget: int) -> FileResult:
 
 def _with_bytes(result: FileResult, contents: SourceFiles) -> FileResult:
     """`result` with its file's bytes, read again where the result does not keep them
-    (files skipped or over the size budget keep none)."""
-    if result.original or result.status in ("changed", "unchanged"):
+    (files skipped, proven from `ast` alone, or over the size budget keep none)."""
+    if result.original:
         return result
     return replace(result, original=contents.data(result.path))
 
@@ -187,6 +339,7 @@ def _settle_helpers(
     results: dict[Path, FileResult],
     options: Mapping[Path, Options],
     pool: _Pool,
+    names: Mapping[Path, ModuleNames],
     contents: SourceFiles,
     stamps: dict[Path, FileStamp],
 ) -> None:
@@ -195,7 +348,6 @@ def _settle_helpers(
     blocks (an impure argument, a re-export, a use without a call) or that no call in
     the run reaches. Each round re-runs only the files concerned; the set of helpers
     only shrinks, so it ends."""
-    names = {path: module_names(path) for path in files}
     roots = {path: str(names[path].root) for path in files}
     refused: dict[HelperKey, str] = {}
     again: set[Path] | None = None  # None: every file that may call a helper

@@ -10,8 +10,9 @@ copy of the generated bindings (`generated/v1`, `generated/v2`: two 10k-line
 side in one run:
 
 - whole tree: `acp-schema migrate --check` (discovery, old-bindings detection, the
-  prefilter, parse and migrate the files that can reach a chunk, account the
-  occurrences of the others), with `--jobs 1` and `--jobs 2`, against a bare
+  prefilter, parse and migrate the files that can reach a chunk, account every other
+  file that names a removed name, from `ast` where that proves each occurrence), with
+  `--jobs 1` and `--jobs 2`, against a bare
   `libcst.parse_module` loop over the same files, `ast.parse` over them, and libcst
   parse + print. Target: migrate --check <= 0.2x the bare libcst parse.
 - affected files only: the migration of those files against a no-op codemod resolving the
@@ -415,7 +416,8 @@ def main() -> None:
         naming = sum(b"sender_session_id" in p.read_bytes() for p in paths)
         print(
             f"tree: {len(paths)} files, {lines} lines; {naming} name sender_session_id, "
-            f"{len(affected)} can reach a chunk (parsed by the migration)"
+            f"{len(affected)} name a removed name or a chunk (read by the migration: with "
+            "libcst when a rule may act on them, else with ast when that proves them)"
         )
 
         # Warm up imports and libcst's parser once, outside the measurements.

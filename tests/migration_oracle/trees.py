@@ -201,6 +201,86 @@ def send(out, mid, me, block):
         {("send.py", "sender_session_id=me"): "reported"},
     ),
     Tree(
+        "look-alikes-typed-by-the-code",
+        {
+            "app/__init__.py": "",
+            "app/models.py": """\
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from pydantic import BaseModel
+
+
+@dataclass
+class Message:
+    message_id: str
+    sender_session_id: str
+    recipient_session_id: str | None = None
+
+
+class Hop(NamedTuple):
+    sender_session_id: str
+
+
+class Envelope(BaseModel):
+    sender_session_id: str | None = None
+
+    def with_sender_session_id(self, value: str) -> Envelope:
+        return self.model_copy(update={"sender_session_id": value})
+""",
+            "app/inbox.py": """\
+from __future__ import annotations
+
+from acp_schema.v2 import SessionMessageChunk
+
+from app.models import Envelope, Hop, Message
+
+
+class Inbox:
+    def __init__(self) -> None:
+        self._messages: dict[str, Message] = {}
+        self.last: Message | None = None
+
+    def sender(self, key: str) -> str:
+        return self._messages[key].sender_session_id
+
+    def senders(self) -> list[str]:
+        return [m.sender_session_id for m in self._messages.values()]
+
+    def last_recipient(self) -> str | None:
+        return self.last.recipient_session_id if self.last else None
+
+
+def hop(h: "Hop") -> str:
+    return h._replace(sender_session_id="s9").sender_session_id
+
+
+def seal(envelope: Envelope, me: str) -> Envelope:
+    return envelope.with_sender_session_id(me)
+
+
+def of(update: object) -> str | None:
+    if isinstance(update, Message):
+        return update.sender_session_id
+    if isinstance(update, SessionMessageChunk):
+        return update.message_id
+    return None
+""",
+        },
+        {
+            ("app/inbox.py", "return self._messages[key].sender_session_id"): "unrelated",
+            ("app/inbox.py", "[m.sender_session_id for m"): "unrelated",
+            ("app/inbox.py", "self.last.recipient_session_id"): "unrelated",
+            ("app/inbox.py", 'h._replace(sender_session_id="s9")'): "unrelated",
+            ("app/inbox.py", "envelope.with_sender_session_id(me)"): "unrelated",
+            ("app/inbox.py", "        return update.sender_session_id"): "unrelated",
+            ("app/models.py", "    sender_session_id: str\n    recipient"): "unrelated",
+            ("app/models.py", 'update={"sender_session_id": value}'): "unrelated",
+        },
+    ),
+    Tree(
         "unreached-files",
         {
             # No chunk class, re-export or tag in reach: nothing here is about chunks.

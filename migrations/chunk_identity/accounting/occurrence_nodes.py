@@ -1,6 +1,6 @@
 """The node each occurrence of a removed name stands at: a name outside strings, a
-top-level string literal, or inside an f-string the replacement field it is in; and
-what the module shows about chunks beyond the rules' facts. Used by `accounting`."""
+top-level string literal, or inside an f-string the replacement field it is in; and the
+classes the module builds as chunk payloads. Used by `accounting`."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from acp_schema.migrations.chunk_identity.accounting.occurrences import (
     REMOVED_NAMES,
     Occurrence,
     names_in_text,
+    nfkc,
 )
 from acp_schema.migrations.chunk_identity.candidates import TAG_KEYS
 from acp_schema.migrations.framework.syntax import code, string_value
-from acp_schema.migrations.resolution.bindings import CHUNK_CLASS, CHUNK_TAG
+from acp_schema.migrations.resolution.bindings import CHUNK_TAG
 from acp_schema.migrations.resolution.facts import Facts
 
 Position = tuple[int, int]
@@ -37,8 +38,8 @@ def pos(where: Any) -> Position:
 
 class NodeIndex:
     """The nodes the occurrences start at (names outside strings, top-level string
-    literals), and what the module shows about chunks beyond the rules' facts. Read from
-    the position metadata already computed, not by another walk of the tree."""
+    literals), and the classes called with the chunk tag. Read from the position
+    metadata already computed, not by another walk of the tree."""
 
     def __init__(self, facts: Facts, wanted: set[Position]) -> None:
         self.facts = facts
@@ -46,9 +47,6 @@ class NodeIndex:
         self.strings: dict[Position, cst.CSTNode] = {}
         # Names of classes called with the chunk tag (`Payload(sessionUpdate=...)`).
         self.chunk_built: set[str] = set()
-        # The module reaches a chunk in ways the planner's facts do not resolve (a chunk
-        # name from elsewhere, a star import of the bindings, a tag constant, a subclass).
-        self.reaches_beyond_facts = False
         for node, where in facts.positions().items():
             if isinstance(node, cst.Name):
                 self._name(node, where)
@@ -56,36 +54,18 @@ class NodeIndex:
                 start = pos(where.start)
                 if start in wanted and not self._in_fstring(node):
                     self.strings[start] = node
-            elif isinstance(node, cst.Call):
-                if isinstance(node.func, cst.Name) and tagged_call(node) == CHUNK_TAG:
-                    self.chunk_built.add(node.func.value)
-            elif isinstance(node, cst.ImportFrom):
-                self._star(node)
+            elif (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Name)
+                and tagged_call(node) == CHUNK_TAG
+            ):
+                self.chunk_built.add(node.func.value)
 
     def _name(self, node: cst.Name, where: CodeRange) -> None:
-        if node.value in REMOVED_NAMES:
+        if nfkc(node.value) in REMOVED_NAMES:
             start = pos(where.start)
             if not self._in_fstring(node):
                 self.names[start] = node
-        elif node.value in self.facts.bindings.tag_constants:
-            # A constant of the run holding the chunk tag, or a subclass of the chunk.
-            self.reaches_beyond_facts = True
-        elif node.value == CHUNK_CLASS and not self.facts.is_chunk_class(node):
-            # `SessionMessageChunk` that does not resolve to the bindings: a facade, a
-            # star import, a package this run cannot see. It may well be the chunk.
-            holder = self.facts.parent(node)
-            if not isinstance(holder, cst.ClassDef | cst.Attribute) or (
-                isinstance(holder, cst.Attribute) and holder.attr is node
-            ):
-                self.reaches_beyond_facts = True
-
-    def _star(self, node: cst.ImportFrom) -> None:
-        # A star import of the bindings: what it brings cannot be resolved by name.
-        if isinstance(node.names, cst.ImportStar) and node.module is not None:
-            module = code(node.module)
-            bindings = self.facts.bindings
-            if bindings.owner(module) or any(m == module for _, m in bindings.chunk_classes):
-                self.reaches_beyond_facts = True
 
     def _in_fstring(self, node: cst.CSTNode) -> bool:
         """Inside an f-string, whose whole text is the occurrence's literal."""

@@ -10,7 +10,8 @@ An occurrence is identified by where its token starts and, for a string, by its 
 among the names that string holds (`"sender_session_id and recipientSessionId"` holds
 two). A string's text is the whole literal as written (an f-string with its
 replacement fields), so a name inside an f-string counts once, as text of that string.
-Comments are not code and are not listed.
+Comments are not code and are not listed. Names are compared as Python reads
+identifiers, after NFKC normalisation (a fullwidth `s` in `sender_session_id` is still that name).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -47,8 +49,26 @@ class Occurrence:
     in_string: bool = False
 
 
+def nfkc(text: str) -> str:
+    """An identifier as Python reads it."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+def nfkc_bytes(data: bytes) -> bytes:
+    """The source with every character NFKC-normalised (identifiers as Python reads
+    them, strings too: only for cheap tests, where more matches are safe)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        text = data.decode("utf-8", "replace")
+    return unicodedata.normalize("NFKC", text).encode("utf-8", "replace")
+
+
 def may_hold(data: bytes) -> bool:
     """The cheap test: no removed name in the bytes, no occurrence."""
+    if not data.isascii():
+        data = nfkc_bytes(data)
     return any(name in data for name in REMOVED_BYTES)
 
 
@@ -84,10 +104,11 @@ def _scan(data: bytes) -> Iterator[Occurrence]:
                 if depth == 0:
                     if lines is None:
                         lines = _source_lines(data)
-                    yield from _in_string(start, _slice(lines, start, token.end))
+                    # Identifiers in replacement fields are NFKC-normalised by Python.
+                    yield from _in_string(start, nfkc(_slice(lines, start, token.end)))
             continue
-        if token.type == tokenize.NAME and token.string in REMOVED_NAMES:
-            yield Occurrence(token.start[0], token.start[1], token.string)
+        if token.type == tokenize.NAME and nfkc(token.string) in REMOVED_NAMES:
+            yield Occurrence(token.start[0], token.start[1], nfkc(token.string))
         elif token.type == tokenize.STRING:
             yield from _in_string(token.start, token.string)
 

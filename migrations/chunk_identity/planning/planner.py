@@ -51,6 +51,7 @@ from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.framework.syntax import chain, code, is_pure, read_chains
 from acp_schema.migrations.resolution.bindings import IDENTITY_FIELDS
 from acp_schema.migrations.resolution.facts import Facts
+from acp_schema.migrations.resolution.value_evidence import ValueEvidence
 
 
 class Planner(SiteFinder, LoopHoisting):
@@ -80,6 +81,8 @@ class Planner(SiteFinder, LoopHoisting):
         self.refused: dict[str, str] = {}
         self._widened: set[int] = set()
         self._nonlocals: dict[int, set[str]] = {}  # function id -> names nested code rebinds
+        # The strict value facts the accounting's proofs use (set by the command).
+        self.values: ValueEvidence | None = None
 
     def near_chunks(self, node: cst.CSTNode) -> bool:
         """Whether the module imports the chunk class, or the code around `node` (its
@@ -91,6 +94,11 @@ class Planner(SiteFinder, LoopHoisting):
         if not functions:
             return MODULE_LEVEL in self.mentions
         return any(id(function) in self.mentions for function in functions)
+
+    def shown_not_chunk(self, expr: cst.BaseExpression) -> bool:
+        """Whether the code proves `expr` is not a chunk (`resolution.ValueEvidence`):
+        then a read or builder on it is left to the accounting, which gives the proof."""
+        return self.values is not None and self.values.holds(expr).other
 
     # --- findings ----------------------------------------------------------------------
 

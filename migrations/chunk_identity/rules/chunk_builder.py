@@ -128,7 +128,11 @@ def source_from_builder(planner: Planner, call: cst.Call) -> Source | None:
         return None  # the constructor rule takes the whole chain
     fact = facts.fact(base) if chain(base) is not None else None
     if fact is None or fact.kind != "chunk":
-        if (fact is None or fact.kind == "unknown") and planner.near_chunks(call):
+        if (
+            (fact is None or fact.kind == "unknown")
+            and planner.near_chunks(call)
+            and not planner.shown_not_chunk(base)
+        ):
             planner.warn(
                 call,
                 rules.BUILDER,

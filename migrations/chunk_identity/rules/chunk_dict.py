@@ -29,7 +29,13 @@ from acp_schema.migrations.chunk_identity.candidates import (
 from acp_schema.migrations.chunk_identity.planning.plan import Edit, Source
 from acp_schema.migrations.chunk_identity.planning.planner import Planner
 from acp_schema.migrations.framework.examples import Invalid, Valid
-from acp_schema.migrations.framework.syntax import chain, drop_items, string_value, with_last_comma
+from acp_schema.migrations.framework.syntax import (
+    chain,
+    code,
+    drop_items,
+    string_value,
+    with_last_comma,
+)
 from acp_schema.migrations.resolution.bindings import CHUNK_TAG
 
 
@@ -42,6 +48,15 @@ def source_from_dict(planner: Planner, node: cst.Dict) -> Source | None:
     tag = tag_element(node)
     if tag is None or string_value(tag.value) != CHUNK_TAG:
         return None
+    for element in node.elements:
+        if isinstance(element, cst.StarredDictElement):
+            planner.warn(
+                element,
+                rules.DICT,
+                f"`**{code(element.value)}` may carry senderSessionId / recipientSessionId, "
+                "which chunks no longer carry; send them in a session_message upsert for the "
+                "chunk's messageId instead",
+            )
     source = Source(
         node=node,
         rule=rules.DICT,

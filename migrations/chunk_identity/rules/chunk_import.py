@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from acp_schema.migrations.chunk_identity import rule_ids as rules
+from acp_schema.migrations.chunk_identity.accounting.occurrences import nfkc
 from acp_schema.migrations.chunk_identity.candidates import Candidates
 from acp_schema.migrations.chunk_identity.planning.planner import Planner
 from acp_schema.migrations.framework.examples import Invalid, Valid
@@ -23,7 +24,7 @@ from acp_schema.migrations.resolution.bindings import KNOWN_RENAMES, defined_nam
 
 def _missing(planner: Planner, node: cst.CSTNode, module: str, name: str) -> None:
     known = defined_names(module)
-    if known is None or name in known:
+    if known is None or nfkc(name) in known:  # names as Python reads them
         return
     hint = KNOWN_RENAMES.get(name)
     advice = f"; it is now `{hint}`" if hint and hint in known else ""

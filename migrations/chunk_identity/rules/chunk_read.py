@@ -118,7 +118,7 @@ def _read(planner: Planner, node: cst.CSTNode, obj: cst.BaseExpression, field_na
             + ENTRY_HINT.format(field=field_name),
         )
         return
-    if planner.near_chunks(node):
+    if planner.near_chunks(node) and not planner.shown_not_chunk(obj):
         planner.warn(
             node,
             rules.READ,
