@@ -32,7 +32,7 @@ def test_a_file_of_the_checkout_names_its_installed_module() -> None:
 def test_a_folder_names_its_own_modules_only() -> None:
     runtime = mutants.modules_of([str(REPO / "runtime")], DIRS)
     assert "src/acp_schema/transcripts/linking.py" in runtime
-    assert "src/acp_schema/_json_values.py" in runtime
+    assert "src/acp_schema/_validation/json_values.py" in runtime
     assert not [m for m in runtime if m.startswith(("src/acp_schema/codegen", "src/acp_schema/v"))]
     accounting = mutants.modules_of([str(REPO / "migrations/chunk_identity/accounting")], DIRS)
     assert accounting and all(

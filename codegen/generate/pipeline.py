@@ -211,7 +211,13 @@ def _facade_module(names: Iterable[str], notified: Iterable[str], file_header: s
     )
     body.append(
         cst.SimpleStatementLine(
-            [cst.Assign([cst.AssignTarget(cst.Name("_NOTIFICATIONS"))], part)],
+            [
+                cst.AnnAssign(
+                    cst.Name("_NOTIFICATIONS"),
+                    cst.Annotation(cst.parse_expression("frozenset[str]")),
+                    part,
+                )
+            ],
             leading_lines=[cst.EmptyLine()],
         )
     )

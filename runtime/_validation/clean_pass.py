@@ -162,11 +162,18 @@ def with_unions_guarded(node: Any, handler: GetCoreSchemaHandler, top: bool = Tr
         except LookupError:  # still being defined (a recursive alias): done where it is
             return node
         if target is not node and target.get("type") not in (*_CLASSES, "definition-ref"):
-            guarded = with_unions_guarded(target, handler, False)  # keeps the name (`ref`)
-            if guarded is not target:  # the same node when it was guarded before
-                target.clear()
-                target.update(guarded)
-            target.setdefault("metadata", {})[_GUARDED] = True
+            metadata = target.get("metadata") or {}
+            if metadata.get(_GUARDED):
+                return node
+            # Marked before the walk: an alias that refers to itself through others
+            # (`A = list[B]`, `B = list[A]`) then meets itself as done instead of recursing.
+            marks = {**metadata, _GUARDED: True}
+            target["metadata"] = marks
+            plain = {**target, "metadata": metadata}  # as it was: unions read their marks
+            guarded = with_unions_guarded(plain, handler, False)  # keeps the name (`ref`)
+            target.clear()
+            target.update(guarded)
+            target["metadata"] = {**(guarded.get("metadata") or {}), **marks}
         return node
     copy = {
         key: value if key in _SKIPPED else with_unions_guarded(value, handler, False)

@@ -350,7 +350,8 @@ def _rewrite_alias(node: Any, handler: GetCoreSchemaHandler) -> None:
     # (`A = list[B]`, `B = list[A]`) then meets itself as done instead of recursing.
     marks = {**metadata, "acp_json_value": True}
     target["metadata"] = marks
-    plain = {key: value for key, value in target.items() if key not in ("ref", "metadata")}
+    plain = {key: value for key, value in target.items() if key != "ref"}
+    plain["metadata"] = metadata  # as it was, without the mark set just now
     rewritten = _with_json_values(plain, handler)
     ref = target.get("ref")
     target.clear()
