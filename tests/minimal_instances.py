@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from .schema_validator import EcmaValidator
 
 JSON = dict[str, Any]
 _MAX_DEPTH = 24
@@ -24,7 +24,7 @@ class MinimalInstances:
     def __init__(self, schema: JSON) -> None:
         self.schema = schema
         self.defs: JSON = schema.get("$defs", {})
-        self.validator = Draft202012Validator(schema)
+        self.validator = EcmaValidator(schema)
 
     def valid(self, node: Any, instance: Any) -> bool:
         probe = {**node, "$defs": self.defs} if isinstance(node, dict) else node

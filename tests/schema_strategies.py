@@ -14,9 +14,10 @@ from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
 
 from acp_schema.codegen.schema_refs import ref_target, resolve_ref
+
+from .schema_validator import EcmaValidator
 
 JSON = dict[str, Any]
 # Unknown keys a decoder must keep; camelCase so they never alias a snake_case field name.
@@ -75,7 +76,7 @@ class SchemaStrategies:
         self.schema = schema
         self.good_formats = good_formats  # draw only strings that meet their `format`
         self.defs: JSON = schema["$defs"]
-        self.validator = Draft202012Validator(schema)
+        self.validator = EcmaValidator(schema)
 
     def is_valid(self, name: str, instance: Any) -> bool:
         probe = {"$ref": f"#/$defs/{name}", "$defs": self.defs}

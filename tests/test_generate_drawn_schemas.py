@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 
 from acp_schema.codegen.schema_check import SchemaError, check_schema_document
@@ -28,6 +28,7 @@ from .generated_packages import generate_package, refusal
 from .release_matrix import mypy_strict
 from .schema_drawing import schemas
 from .schema_strategies import SchemaStrategies
+from .schema_validator import EcmaValidator
 
 MYPY_SAMPLE = 10 if LONG else 3
 _COUNTER = itertools.count()
@@ -46,12 +47,12 @@ def json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
-def message_validator(document: dict[str, Any]) -> Draft202012Validator:
+def message_validator(document: dict[str, Any]) -> Validator:
     """Validates a `Message` of `document`, with `#` meaning the document's root."""
     registry: Registry[Any] = Registry().with_resource(
         "urn:drawn", Resource.from_contents(document)
     )
-    return Draft202012Validator({"$ref": "urn:drawn#/$defs/Message"}, registry=registry)
+    return EcmaValidator({"$ref": "urn:drawn#/$defs/Message"}, registry=registry)
 
 
 def test_drawn_schemas_generate_faithful_bindings_or_are_refused(

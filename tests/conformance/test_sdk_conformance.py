@@ -15,7 +15,8 @@ from functools import cache
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema import FormatChecker
+from jsonschema.protocols import Validator
 
 from acp_schema import v1, v2
 from acp_schema.codegen.bundled import bundled_schema
@@ -32,6 +33,7 @@ from tests.conformance.compare import (
 from tests.conformance.inputs import NOTIFICATION, Case, cases, draw_updates
 from tests.conformance.report import LINES
 from tests.schema_strategies import SchemaStrategies
+from tests.schema_validator import EcmaValidator
 
 # The release whose schema the bundled one matches (held to exact agreement), and the one
 # before it (figures only: its schema differs).
@@ -78,9 +80,9 @@ def inputs(protocol: str) -> list[Case]:
 
 def validator(
     schema: dict[str, Any], protocol: str, formats: FormatChecker | None = None
-) -> Draft202012Validator:
+) -> Validator:
     probe = {"$ref": f"#/$defs/{NOTIFICATION[protocol]}", "$defs": schema["$defs"]}
-    return Draft202012Validator(probe, format_checker=formats)
+    return EcmaValidator(probe, format_checker=formats)
 
 
 # What the bundled schema says of an input does not depend on the SDK release it is
@@ -89,7 +91,7 @@ _BUNDLED_CHECKS = {"plain": None, "formats": FORMATS, "string formats": STRING_F
 
 
 @cache
-def _bundled_validator(protocol: str, checks: str) -> Draft202012Validator:
+def _bundled_validator(protocol: str, checks: str) -> Validator:
     return validator(bundled(protocol), protocol, _BUNDLED_CHECKS[checks])
 
 
