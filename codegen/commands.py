@@ -9,13 +9,12 @@ stays fast and works without extras.
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, usage_handler
-from acp_schema.cli_output import shown
+from acp_schema.cli_output import json_document, shown
 
 from .bundled import VERSIONS, bundled_schema
 
@@ -104,7 +103,7 @@ def _schema_check(args: argparse.Namespace) -> int:
             "warnings": warnings,
         }
         document = {"exit": code, "summary": summary, "files": files}
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json_document(document))
     return code
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import os
 import sys
 import time
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint, os_reason
-from acp_schema.cli_output import Level, annotation, shown
+from acp_schema.cli_output import Level, annotation, diagnostic, json_document, shown
 from acp_schema.migrations.chunk_identity.rule_ids import (
     FAMILIES,
     RULES,
@@ -171,10 +170,9 @@ def migrate_command(args: argparse.Namespace) -> int:
     try:
         import libcst  # noqa: F401 - the migrations need it; say so before starting
     except ModuleNotFoundError:
-        print(
+        diagnostic(
             f"acp-schema migrate: libcst is not installed; this command needs the [migrate] "
-            f"extra ({install_hint('migrate')})",
-            file=sys.stderr,
+            f"extra ({install_hint('migrate')})"
         )
         return EXIT_ERROR
     from acp_schema.migrations.chunk_identity.file_migration import MAX_FILE_BYTES, Options
@@ -217,7 +215,7 @@ def migrate_command(args: argparse.Namespace) -> int:
         if not files:  # still check the command line's rules
             select_rules(args.select, args.disable)
     except (ConfigError, UnknownRuleError) as err:
-        print(f"acp-schema migrate: {err}", file=sys.stderr)
+        diagnostic(f"acp-schema migrate: {err}")
         return EXIT_ERROR
     report_file: StagedReport | None = None
     if args.json is not None:
@@ -225,7 +223,7 @@ def migrate_command(args: argparse.Namespace) -> int:
         try:
             report_file = StagedReport.stage(args.json, [*found.files, *configs_read])
         except ReportError as err:
-            print(f"acp-schema migrate: --json {shown(args.json)}: {err}", file=sys.stderr)
+            diagnostic(f"acp-schema migrate: --json {shown(args.json)}: {err}")
             return EXIT_ERROR
     try:
         return _migrate(args, found, files, options, report_file)
@@ -250,7 +248,7 @@ def _migrate(
         why = found.why.get(missing) or (
             "not a regular file or directory" if missing.exists() else "no such file or directory"
         )
-        print(f"{shown(missing)}: {why}", file=sys.stderr)
+        diagnostic(f"{shown(missing)}: {why}")
 
     started = time.perf_counter()
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() and not args.quiet else None
@@ -308,10 +306,10 @@ def _migrate(
     if report_file is not None:
         report = _report(results, summary, options.values(), mode=_mode(args))
         try:
-            report_file.commit(json.dumps(report, indent=2) + "\n")
+            report_file.commit(json_document(report) + "\n")
         except OSError as err:
             why = os_reason(err)
-            print(f"acp-schema migrate: --json {shown(args.json)}: {why}", file=sys.stderr)
+            diagnostic(f"acp-schema migrate: --json {shown(args.json)}: {why}")
             return EXIT_ERROR
 
     if summary["failed"]:

@@ -40,6 +40,7 @@ from .cli_common import (
 from .cli_output import (
     EXIT_OUTPUT,
     OutputError,
+    diagnostic,
     output_layer,
     reserve_standard_descriptors,
     shown,
@@ -197,7 +198,7 @@ def _error(where: list[str], message: str) -> None:
     if sys.stderr is None:  # started without one: the exit code still tells
         return
     with suppress(OSError, ValueError):  # stderr itself is gone; the exit code still tells
-        print(f"{' '.join(where)}: {message}", file=sys.stderr)
+        diagnostic(f"{' '.join(where)}: {message}")
 
 
 def _drop_stdout() -> None:

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import TYPE_CHECKING, TypeAlias
 
+from acp_schema.cli_output import diagnostic
+
 EXIT_OK = 0
 EXIT_PROBLEMS = 1  # drift, schema problems, pending migrations, bad log lines
 EXIT_UNUSABLE = 2  # unusable input; also argparse's code for a bad command line
@@ -54,7 +56,7 @@ def install_hint(extra: str) -> str:
 
 def command_error(command: str, message: str) -> int:
     """Say on stderr why `acp-schema COMMAND` cannot run; return the exit code for it."""
-    print(f"acp-schema {command}: {message}", file=sys.stderr)
+    diagnostic(f"acp-schema {command}: {message}")
     return EXIT_UNUSABLE
 
 

@@ -32,6 +32,7 @@ own files (`except OSError`) must not mistake its output stream for one of them.
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import sys
@@ -286,3 +287,18 @@ def annotation(
     ]
     head = f"::{level} {','.join(properties)}" if properties else f"::{level}"
     return f"{head}::{_github_encode(message)}"
+
+
+# JSON documents (`--format json`, `--json`): one encoder for every command.
+def json_document(value: Any) -> str:
+    """`value` as one indented JSON document, ASCII only: every other character (and a
+    name's undecodable byte, held as a lone surrogate) escaped the JSON way (`\\udcff`), so
+    any JSON parser reads it back and `os.fsencode` gives the name's bytes again."""
+    return json.dumps(value, indent=2, ensure_ascii=True, allow_nan=False)
+
+
+def diagnostic(line: str) -> None:
+    """One line on stderr, whatever the names in it hold (`shown`: a line feed or tab in a
+    file name is an escape, so the line stays one line and cannot start a GitHub workflow
+    command of its own)."""
+    print(shown(line), file=sys.stderr, flush=True)

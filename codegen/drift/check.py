@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint, os_reason
+from acp_schema.cli_output import shown as one_line
 
 from .. import bundled
 from ..bundled import SCHEMA_FILE, VERSIONS
@@ -339,26 +340,30 @@ def report_lines(reports: Sequence[TargetReport], *, bundled: bool) -> list[str]
     for report in reports:
         target = report.target
         if report.unusable:
-            lines.append(f"{target.label}: cannot check")
-            lines.extend(f"  {line}" for line in report.unusable)
+            lines.append(f"{one_line(target.label)}: cannot check")
+            lines.extend(f"  {one_line(line)}" for line in report.unusable)
         elif report.findings:
-            lines.append(f"{target.label}: DRIFT against {_shown(target.schema)}")
+            schema = one_line(_shown(target.schema))
+            lines.append(f"{one_line(target.label)}: DRIFT against {schema}")
             for finding in report.findings:
-                lines.append(f"  {_shown(finding.path)}: {finding.reason}")
+                lines.append(f"  {one_line(_shown(finding.path))}: {one_line(finding.reason)}")
                 lines.extend(f"    {line}" for line in finding.diff)
         else:
             digest = (report.schema_sha256 or "")[:_SHORT_DIGEST]
-            lines.append(f"{target.label}: in sync with {_shown(target.schema)} (sha256 {digest})")
+            lines.append(
+                f"{one_line(target.label)}: in sync with {one_line(_shown(target.schema))} "
+                f"(sha256 {digest})"
+            )
     drifted = [r.target for r in reports if r.findings and not r.unusable]
     if any(r.unusable for r in reports):
         lines.append("acp-schema check: unusable input (see above)")
     if drifted:
         lines.append("acp-schema check: the bindings are out of date. Regenerate with:")
         if bundled:
-            names = " ".join(t.label for t in drifted)
+            names = " ".join(one_line(t.label) for t in drifted)
             lines.append(f"  acp-schema generate {names}    (or: nox -s generate -- {names})")
         else:
-            lines.extend(f"  {t.fix}" for t in drifted)
+            lines.extend(f"  {one_line(t.fix)}" for t in drifted)
     elif not any(r.unusable for r in reports):
         lines.append(f"acp-schema check: {len(reports)} target(s) in sync")
     return lines

@@ -7,12 +7,12 @@ Only argparse wiring lives here; the handlers import their modules when they run
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, command_error
+from acp_schema.cli_output import diagnostic, json_document
 
 from ..bundled import VERSIONS
 
@@ -145,7 +145,7 @@ def _report_check(targets: list[Target], args: argparse.Namespace, *, bundled: b
 
     reports = drift.check(targets, full=args.full)
     if args.format == "json":
-        print(json.dumps(drift.report_json(reports, full=args.full), indent=2, ensure_ascii=False))
+        print(json_document(drift.report_json(reports, full=args.full)))
     else:
         print("\n".join(drift.report_lines(reports, bundled=bundled)))
     return drift.exit_code(reports)
@@ -271,7 +271,8 @@ def _diff(args: argparse.Namespace) -> int:
             return impact_command(args, old, new)
         report = diff_files(old, new, descriptions=args.descriptions)
     except SchemaError as err:
-        print("\n".join(err.lines()), file=sys.stderr)
+        for line in err.lines():
+            diagnostic(line)
         return EXIT_UNUSABLE
     except (UpstreamError, ValueError) as exc:
         return command_error("diff", str(exc))

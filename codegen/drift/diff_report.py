@@ -3,12 +3,11 @@ decide ``--fail-on``."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from acp_schema.cli_output import Level, annotation, shown
+from acp_schema.cli_output import Level, annotation, json_document, shown
 
 from .diff_verdicts import BREAKING, COMPATIBLE, UNKNOWN
 from .schema_diff import Change, DiffReport
@@ -71,7 +70,7 @@ def render_report(report: DiffReport, fmt: str, new_file: str | None = None) -> 
     tab or control character in a name is an escape); JSON is ASCII, every other character
     escaped the JSON way."""
     if fmt == "json":
-        return json.dumps(to_json(report), indent=2) + "\n"
+        return json_document(to_json(report)) + "\n"
     if fmt == "github":
         return "\n".join(_github(report, new_file)) + "\n"
     lines = _markdown(report) if fmt == "markdown" else _text(report)
@@ -98,7 +97,7 @@ def _github(report: DiffReport, new_file: str | None) -> list[str]:
         if change.note:
             message += f". {change.note}"
         lines.append(annotation(level, message, file=new_file, title=change.kind))
-    lines.append(f"Schema diff: {report.old} -> {report.new}: {_totals(report)}")
+    lines.append(f"Schema diff: {shown(report.old)} -> {shown(report.new)}: {_totals(report)}")
     return lines
 
 
@@ -122,7 +121,7 @@ def _verdict(value: str) -> str:
 
 
 def _text(report: DiffReport) -> list[str]:
-    lines = [f"Schema diff: {report.old} -> {report.new}", _totals(report)]
+    lines = [f"Schema diff: {shown(report.old)} -> {shown(report.new)}", _totals(report)]
     codemods = summary(report.changes)["codemods"]
     if codemods:
         lines.append(f"Codemods that cover changes: {', '.join(codemods)} ({MIGRATE_COMMAND})")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_schema.cli_common import EXIT_OK, EXIT_UNUSABLE, command_error, os_reason
-from acp_schema.cli_output import shown
+from acp_schema.cli_output import diagnostic, shown
 
 from ..bundled import VERSIONS, bundled_schema, checkout_root, default_output, generated_dir
 from .package_files import UpstreamSource, reproducing_command
@@ -162,7 +162,8 @@ def _generate(args: argparse.Namespace) -> int:
     try:
         written = generate_many(jobs, command, progress=_progress_wanted())
     except SchemaError as err:  # nothing can be generated from a schema with problems
-        print("\n".join(err.lines()), file=sys.stderr)
+        for line in err.lines():
+            diagnostic(line)
         return EXIT_UNUSABLE
     except RuntimeError as err:  # datamodel-codegen or ruff failed on what the checks passed
         return _generate_error(failure_summary(err))
@@ -176,5 +177,5 @@ def _generate(args: argparse.Namespace) -> int:
     # What the bindings carried through without understanding (never a failure).
     for (schema, _), done in zip(jobs, written, strict=True):
         for problem in done.warnings:
-            print(f"{shown(schema)}: {problem}", file=sys.stderr)
+            diagnostic(f"{shown(schema)}: {problem}")
     return EXIT_OK

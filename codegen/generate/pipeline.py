@@ -21,6 +21,7 @@ import libcst as cst
 from ruff import find_ruff_bin  # type: ignore[import-untyped, unused-ignore]
 
 from acp_schema.cli_common import ignore_interrupts
+from acp_schema.cli_output import diagnostic
 
 from ..class_names import class_name
 from ..loaded_schema import LoadedSchema, load_schema_file
@@ -105,7 +106,7 @@ def _stage(schema_path: Path, what: str, progress: bool) -> None:
     renders of `generate v1 v2` run in parallel processes, so each line names its schema)."""
     if progress:
         where = f"{schema_path.parent.name}/{schema_path.name}"
-        print(f"acp-schema generate: {where}: {what}", file=sys.stderr, flush=True)
+        diagnostic(f"acp-schema generate: {where}: {what}")
 
 
 @contextmanager
@@ -430,7 +431,7 @@ def generate_many(
     with ProcessPoolExecutor(max_workers=workers, initializer=ignore_interrupts) as pool:
         rendered = list(pool.map(_rendered, schemas, [command] * len(jobs), [progress] * len(jobs)))
     if progress:
-        print(f"acp-schema generate: writing {len(jobs)} packages", file=sys.stderr, flush=True)
+        diagnostic(f"acp-schema generate: writing {len(jobs)} packages")
     write_out_dirs(
         [
             ([(f.name, f.text) for f in files], out_dir)

@@ -17,7 +17,6 @@ import math
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from enum import Enum
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from acp_schema._input import open_lines
@@ -29,7 +28,7 @@ from acp_schema.cli_common import (
     os_reason,
     usage_handler,
 )
-from acp_schema.cli_output import printable
+from acp_schema.cli_output import diagnostic, printable
 from acp_schema.cli_output import shown as one_line
 
 from .show_input import add_arguments, show_input
@@ -72,7 +71,7 @@ def _show(args: argparse.Namespace) -> int:
     given = show_input(args)
     if isinstance(given, str):
         return command_error("transcript show", given)
-    path = given.shown
+    path = one_line(given.shown)
     try:
         log = open_lines(given.source)
     except OSError as error:
@@ -105,7 +104,7 @@ def _show(args: argparse.Namespace) -> int:
                 continue
             except UpdateDecodeError as error:
                 bad += 1
-                print(f"{path}:{number}: {error}", file=sys.stderr)
+                diagnostic(f"{path}:{number}: {error}")
                 output.bad_line(number, str(error))
                 continue
             if entry is not None:
@@ -113,14 +112,14 @@ def _show(args: argparse.Namespace) -> int:
     progress.finish()
     output.links(store)
     if stopped is not None:
-        print(f"acp-schema transcript show: {stopped}; reading stopped", file=sys.stderr)
+        diagnostic(f"acp-schema transcript show: {stopped}; reading stopped")
     output.summary(store, bad, skipped, stopped)
     if stopped is not None:
         return EXIT_UNUSABLE
     return EXIT_PROBLEMS if bad else EXIT_OK
 
 
-def _unreadable(path: Path, error: OSError) -> int:
+def _unreadable(path: str, error: OSError) -> int:
     return command_error("transcript show", f"cannot read {path}: {os_reason(error)}")
 
 

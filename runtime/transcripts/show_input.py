@@ -6,9 +6,10 @@ else)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from acp_schema.cli_output import diagnostic
 
 from .entries import Version
 
@@ -48,10 +49,9 @@ def show_input(args: argparse.Namespace) -> ShowInput | str:
         if protocol is not None and protocol != old:
             return "--protocol and --version disagree"
         protocol = old
-        print(
+        diagnostic(
             "acp-schema transcript show: --version VERSION is deprecated, "
-            f"use --protocol {protocol}",
-            file=sys.stderr,
+            f"use --protocol {protocol}"
         )
     if str(args.log) == "-":
         return ShowInput(protocol or "v2", STDIN, Path("<stdin>"))

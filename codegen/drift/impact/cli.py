@@ -16,6 +16,7 @@ from pathlib import Path
 
 from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, install_hint
+from acp_schema.cli_output import diagnostic
 
 from ...bundled import VERSIONS
 from ..schema_diff import SchemaInput, diff_documents, read_document
@@ -42,10 +43,9 @@ def impact_command(args: argparse.Namespace, old: SchemaInput, new: SchemaInput)
     try:
         import libcst  # noqa: F401 - the scan parses with it; say so before starting
     except ModuleNotFoundError:
-        print(
+        diagnostic(
             f"{COMMAND}: libcst is not installed; --impact needs the [migrate] extra "
-            f"({install_hint('migrate')})",
-            file=sys.stderr,
+            f"({install_hint('migrate')})"
         )
         return EXIT_UNUSABLE
     from acp_schema.migrations.framework.config import ConfigError
@@ -69,15 +69,15 @@ def impact_command(args: argparse.Namespace, old: SchemaInput, new: SchemaInput)
     try:
         result = scan(settings, build_targets(changes, old_doc, new_doc), bar)
     except ConfigError as err:
-        print(f"{COMMAND}: {err}", file=sys.stderr)
+        diagnostic(f"{COMMAND}: {err}")
         return EXIT_UNUSABLE
     finally:
         if bar is not None:
             bar.clear()
     for path, why in result.missing:
-        print(f"{path}: {why}", file=sys.stderr)
+        diagnostic(f"{path}: {why}")
     for outcome in result.failed:
-        print(f"{outcome.path}: error: {outcome.error}", file=sys.stderr)
+        diagnostic(f"{outcome.path}: error: {outcome.error}")
     sys.stdout.write(render(result, args.format, old.label, new.label))
     if result.failed or result.missing:
         return EXIT_UNUSABLE

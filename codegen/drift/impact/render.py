@@ -3,12 +3,11 @@ commands (annotations on the changed lines of a pull request); and `--fail-on`."
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from acp_schema.cli_output import Level, annotation
+from acp_schema.cli_output import Level, annotation, json_document
 
 from .judge import MIGRATE_COMMAND, Impact
 from .run import Scan
@@ -76,7 +75,7 @@ def bindings_line(scan: Scan) -> str:
 
 def render(scan: Scan, fmt: str, old: str, new: str) -> str:
     if fmt == "json":
-        return json.dumps(to_json(scan, old, new), indent=2, ensure_ascii=False) + "\n"
+        return json_document(to_json(scan, old, new)) + "\n"
     if fmt == "markdown":
         return "\n".join(_markdown(scan, old, new)) + "\n"
     if fmt == "github":
