@@ -290,6 +290,21 @@ def test_changed_schema_that_is_broken_is_unusable(
         assert "unusable input" in out
 
 
+@pytest.mark.parametrize("lost", ["the package", "one file"])
+def test_a_broken_schema_is_unusable_when_files_are_missing_too(
+    tree: Tree, lost: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The printed fix would be `generate`, which cannot succeed on this schema.
+    tree.schema.write_text('{"a": NaN}', encoding="utf-8")
+    if lost == "the package":
+        shutil.rmtree(tree.out)
+    else:
+        (tree.out / "fast.py").unlink()
+    code, out = run(tree.args(), capsys)
+    assert code == 2, out
+    assert "NaN" in out and "Regenerate with" not in out
+
+
 def test_missing_schema_is_unusable(tree: Tree, capsys: pytest.CaptureFixture[str]) -> None:
     tree.schema.unlink()
     code, out = run(tree.args(), capsys)

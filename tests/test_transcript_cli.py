@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -286,8 +287,8 @@ def test_bad_lines_are_reported_and_the_rest_is_read(
     assert main(["transcript", "show", str(path)]) == 1
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [
-        f"{path}:2: invalid JSON: Expecting property name enclosed in double quotes: "
-        "line 1 column 2 (char 1)",
+        f"{path}:2: invalid JSON at line 1, column 2: Expecting property name enclosed in "
+        "double quotes",
         f"{path}:3: session/update does not decode: update.messageId: Field required",
         f"{path}:6: not a JSON-RPC 2.0 message object",
     ]
@@ -480,3 +481,29 @@ def test_the_old_version_option_still_works_and_says_it_is_deprecated(
     )
     assert main(["transcript", "show", str(path), "--protocol", "v2"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_closed_standard_input_is_no_log() -> None:
+    # `<&-`: the process starts without descriptor 0; that is not an empty log.
+    done = subprocess.run(
+        [sys.executable, "-m", "acp_schema", "transcript", "show", "-"],
+        preexec_fn=lambda: os.close(0),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == "acp-schema transcript show: cannot read standard input: it is closed\n"
+    assert done.stdout == ""
+
+
+def test_an_integer_too_long_to_convert_is_said_in_the_readers_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    digits = "9" * 5000  # past CPython's default conversion limit of 4,300 digits
+    line = note("A", {"sessionUpdate": "session_message", "messageId": "q", "_meta": {"n": 0}})
+    path = write_log(tmp_path, [line.replace('{"n": 0}', '{"n": ' + digits + "}")])
+    assert main(["transcript", "show", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "an integer of more than 4300 digits (at line 1, column" in err
+    assert "set_int_max_str_digits" not in err

@@ -161,8 +161,9 @@ def check_target(target: Target, *, full: bool = False, generator: str | None) -
     if full:
         _full_findings(target, raw, report)  # rendering checks the schema on its way
         return report
-    if any(f.reason.startswith(_OTHER_SCHEMA) for f in report.findings):
-        # Drift against a schema that cannot be generated from is a schema problem first.
+    if any(f.reason.startswith(_OTHER_SCHEMA) or f.reason == _MISSING for f in report.findings):
+        # Drift that only regenerating fixes (another schema's files, missing files) is a
+        # schema problem first when nothing can be generated from the schema.
         from ..loaded_schema import load_schema_bytes
         from ..schema_check import SchemaError
 
@@ -179,6 +180,7 @@ def _schema_problems(err: SchemaError) -> list[str]:
 
 
 _OTHER_SCHEMA = "generated from another schema"
+_MISSING = "missing"
 
 
 def _fast_findings(target: Target, digest: str, generator: str) -> list[Finding]:
@@ -186,7 +188,7 @@ def _fast_findings(target: Target, digest: str, generator: str) -> list[Finding]
     for name in GENERATED_FILES:
         path = target.out / name
         if not path.is_file():
-            out.append(Finding(path, "missing"))
+            out.append(Finding(path, _MISSING))
             continue
         if name not in HEADERED_FILES:
             continue

@@ -14,7 +14,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from .._input import InputError, parse_json
 from .._runtime import AcpModel, TagDispatch
+from .._validation.json_values import MAX_DEPTH
 from .errors import (
     METHOD,
     NOT_A_REQUEST,
@@ -85,13 +87,19 @@ class ModelCodec:
             if any(_too_deep(p) for p in error.errors(include_url=False)):
                 return UpdateDecodeError(TOO_DEEP)
             try:
-                data = json.loads(message)
+                text = message if isinstance(message, str) else bytes(message).decode()
+                # NaN gets through here, to be refused below where its place is known.
+                data = json.loads(text)
             except RecursionError:
                 return UpdateDecodeError(TOO_DEEP)
-            except ValueError as bad_json:  # also UnicodeDecodeError
-                problem = UpdateDecodeError(f"invalid JSON: {bad_json}")
-                problem.__cause__ = bad_json
-                return problem
+            except UnicodeDecodeError as bad_text:
+                return UpdateDecodeError(f"not UTF-8: {bad_text.reason} at byte {bad_text.start}")
+            except ValueError:  # the one reader of JSON text says why, in its words
+                try:
+                    parse_json(text, max_depth=MAX_DEPTH)
+                except InputError as bad_json:
+                    return UpdateDecodeError(str(bad_json))
+                raise
         not_ours = envelope_problem(data)
         if not_ours is not None:
             return not_ours

@@ -6,6 +6,7 @@ else)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,5 +55,7 @@ def show_input(args: argparse.Namespace) -> ShowInput | str:
             f"use --protocol {protocol}"
         )
     if str(args.log) == "-":
+        if sys.stdin is None:  # started with no descriptor 0 (`<&-`): no log, not an empty one
+            return "cannot read standard input: it is closed"
         return ShowInput(protocol or "v2", STDIN, Path("<stdin>"))
     return ShowInput(protocol or "v2", args.log, args.log)
