@@ -159,7 +159,7 @@ def check_unions(index: Index, pointer: str, schema: dict[str, Any]) -> list[Pro
 
 def _check_union(index: Index, pointer: str, keyword: str, variants: list[Any]) -> list[Problem]:
     out = []
-    tags: list[dict[str, str]] = []
+    tags = _TagIndex()
     methods: dict[tuple[str, str], int] = {}
     for j, variant in enumerate(variants):
         props, _ = _object_view(index, variant)
@@ -168,17 +168,12 @@ def _check_union(index: Index, pointer: str, keyword: str, variants: list[Any]) 
             for name, sub in props.items()
             if isinstance(sub, dict) and isinstance(sub.get("const"), str)
         }
-        # Variants collide when they share a tag property and agree on every shared one:
-        # then no tag value can tell them apart.
-        for i, theirs in enumerate(tags):
-            shared = sorted(mine.keys() & theirs.keys())
-            if shared and all(mine[k] == theirs[k] for k in shared):
-                same = ", ".join(f"{k}={mine[k]!r}" for k in shared)
-                out.append(
-                    Problem(pointer, f"{keyword} variants {i} and {j} have the same tag {same}")
-                )
-                break
-        tags.append(mine)
+        clash = tags.first_clash(mine)
+        if clash is not None:
+            i, shared = clash
+            same = ", ".join(f"{k}={mine[k]!r}" for k in shared)
+            out.append(Problem(pointer, f"{keyword} variants {i} and {j} have the same tag {same}"))
+        tags.add(j, mine)
         method = _method_of(index, variant)
         if method is not None:
             if method in methods:
@@ -193,6 +188,45 @@ def _check_union(index: Index, pointer: str, keyword: str, variants: list[Any]) 
             else:
                 methods[method] = j
     return out
+
+
+class _TagIndex:
+    """The tags (constant string properties) of a union's variants seen so far. Two
+    variants collide when they share a tag property and agree on every shared one: then
+    no tag value can tell them apart. Variants are grouped by their set of tag names, and
+    each group indexed by the values of the names it shares with a newcomer, so a union
+    of N variants with a few tag shapes costs O(N), not the O(N^2) of comparing pairs."""
+
+    def __init__(self) -> None:
+        self._groups: dict[frozenset[str], list[tuple[int, dict[str, str]]]] = {}
+        # (group, shared names) -> values on those names -> the first variant with them
+        self._by_values: dict[tuple[frozenset[str], tuple[str, ...]], dict[tuple[str, ...], int]]
+        self._by_values = {}
+
+    def first_clash(self, mine: dict[str, str]) -> tuple[int, tuple[str, ...]] | None:
+        """The earliest variant seen that `mine` collides with, and the names shared."""
+        best: tuple[int, tuple[str, ...]] | None = None
+        for names, members in self._groups.items():
+            shared = tuple(sorted(names & mine.keys()))
+            if not shared:
+                continue
+            index = self._by_values.get((names, shared))
+            if index is None:
+                index = {}
+                for i, theirs in members:
+                    index.setdefault(tuple(theirs[k] for k in shared), i)
+                self._by_values[(names, shared)] = index
+            i = index.get(tuple(mine[k] for k in shared))
+            if i is not None and (best is None or i < best[0]):
+                best = (i, shared)
+        return best
+
+    def add(self, j: int, mine: dict[str, str]) -> None:
+        names = frozenset(mine)
+        self._groups.setdefault(names, []).append((j, mine))
+        for (group, shared), index in self._by_values.items():
+            if group == names:
+                index.setdefault(tuple(mine[k] for k in shared), j)
 
 
 def _check_discriminator(index: Index, pointer: str, schema: dict[str, Any]) -> list[Problem]:
