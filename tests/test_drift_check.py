@@ -374,3 +374,16 @@ def test_bundled_roots_suggest_generate_and_nox(tmp_path: Path) -> None:
     lines = drift.report_lines([report], bundled=True)
     assert lines[-1] == "  acp-schema generate v2    (or: nox -s generate -- v2)"
     assert drift.exit_code([report]) == 1
+
+
+def test_check_from_another_directory_says_the_paths_differ_not_the_generator(
+    tree: Tree, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Generated from the tree's root; checked from inside `generated/`, where the same
+    # files are named by other relative paths, so the header's command differs.
+    monkeypatch.chdir(tree.generated)
+    args = ["check", "--full", "--schema", f"../{tree.schema}", "--out", "v1"]
+    code, out = run(args, capsys)
+    assert code == 1
+    assert "generated with other paths (the header's command differs)" in out
+    assert "the generator itself changed" not in out

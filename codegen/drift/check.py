@@ -272,9 +272,18 @@ def _full_findings(target: Target, raw: bytes, report: TargetReport) -> None:
             index = report.findings.index(reasons[0])
             report.findings[index] = Finding(path, reasons[0].reason, diff)
         else:
-            report.findings.append(
-                Finding(path, "differs from a fresh render (the generator itself changed?)", diff)
-            )
+            report.findings.append(Finding(path, _why_it_differs(current, fresh), diff))
+
+
+def _why_it_differs(committed: bytes, fresh: bytes) -> str:
+    old, new = committed.split(b"\n"), fresh.split(b"\n")
+    if len(old) == len(new) > 1 and old[0] == new[0] and old[2:] == new[2:]:
+        # Only the header's command: the paths (or the directory) differ from generate's.
+        return (
+            "generated with other paths (the header's command differs): run check from the "
+            "directory generate ran in, with the same --schema and --out, or regenerate"
+        )
+    return "differs from a fresh render (the generator itself changed?)"
 
 
 def _capped_diff(committed: str, fresh: str, path: Path) -> tuple[str, ...]:
