@@ -12,6 +12,11 @@ What a user needs to tell an omitted field from a given one:
 
 Both are loaded on first use, so `import acp_schema.v2` still imports neither pydantic nor
 msgspec until a model or Struct is used.
+
+`UnsupportedAcpError` is what importing `acp_schema.acp_bridge` raises when the installed
+`agent-client-protocol` is missing, outside the supported range, or cannot be imported. It
+lives here, where it imports without acp, so that the import can be guarded:
+`from acp_schema import UnsupportedAcpError` (it is an `ImportError` too).
 """
 
 from __future__ import annotations
@@ -22,7 +27,13 @@ if TYPE_CHECKING:
     from msgspec import UNSET as UNSET
     from pydantic import MISSING as MISSING
 
-__all__ = ["MISSING", "UNSET"]
+__all__ = ["MISSING", "UNSET", "UnsupportedAcpError"]
+
+
+class UnsupportedAcpError(ImportError):
+    """`acp_schema.acp_bridge` cannot run with the installed `agent-client-protocol`: it is
+    not installed, its version is outside the range the bridge supports, or it fails to
+    import. The message says which, in one line."""
 
 
 def __getattr__(name: str) -> Any:

@@ -23,12 +23,12 @@ from typing import Any, Literal, get_args, get_origin
 
 import msgspec
 from acp import schema as acp_models
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from acp_schema import v1
 from acp_schema._fast import FastStruct
 
-from ._support import ACP_VERSION
+from ._support import ACP_VERSION, acp_writes
 from .open_classes import open_class
 
 __all__ = [
@@ -84,22 +84,40 @@ def acp_model_of(cls: type[BaseModel], wire: Any) -> BaseModel:
 
 
 def from_acp(acp_model: BaseModel) -> BaseModel:
-    """The `acp_schema.v1` model of an acp model with the same wire value (the keys the acp
-    model holds: fields it was given or decoded, and unknown keys `to_acp` kept). Where the
-    bindings' class of the definition is a union variant (`v1.TextContent` for acp's
-    `TextContent`), the value gains the variant's tag (`type: "text"`).
+    """The `acp_schema.v1` model of the wire value acp writes for an acp model: what acp
+    sends for it (acp's `serialize_params`: `None` fields and fields equal to their default
+    left out, unknown keys `to_acp` kept written), so a value built with acp's helpers
+    (`acp.start_tool_call(...)`, which sets unused fields to `None`) converts like the same
+    value decoded off the wire. Where the bindings' class of the definition is a union
+    variant (`v1.TextContent` for acp's `TextContent`), the value gains the variant's tag
+    (`type: "text"`).
 
     Raises `NoCounterpartError` for a definition the bindings lack, the bindings'
-    `ValidationError` when they refuse the value, and `LossyConversionError` when they would
-    read it differently (acp holds `null` where the schema reads it as an empty value).
+    `ValidationError` when they refuse that value (a required field acp holds as `None`,
+    which acp's writer leaves out), and `LossyConversionError` when they would read it
+    differently (a value the schema reads as omitted, for instance).
     """
     if not isinstance(acp_model, BaseModel) or not _is_acp_class(type(acp_model)):
         raise TypeError(f"from_acp converts acp.schema models, not {type(acp_model).__name__}")
-    wire = acp_model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    wire = acp_writes(acp_model)
     target = _counterpart(type(acp_model), wire, "acp_schema.v1")
-    if isinstance(wire, dict):  # the bindings' class may be the variant that carries a tag
-        wire = {**_tags(target), **wire}
-    result: BaseModel = target.model_validate(wire)
+    try:
+        result: BaseModel = target.model_validate(_tagged(target, wire))
+    except ValidationError as error:
+        # Refused as acp writes it, but perhaps not as acp holds it (a required field
+        # holding `None`, which acp's writer leaves out): then acp's writing loses it.
+        held = acp_model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        try:
+            target.model_validate(_tagged(target, held))
+        except ValidationError:
+            raise error from None
+        problem = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "(top level)"
+        raise LossyConversionError(
+            f"{_versions()} writes this {type(acp_model).__name__} in a form acp_schema.v1 "
+            f"refuses (acp leaves out null values and defaults): {where}: {problem['msg']}"
+        ) from None
+    wire = _tagged(target, wire)
     # The bindings read a few values their own way too (`null` for an object or list that
     # defaults on null, a value that defaults on error, ...).
     changed = _change(wire, result.model_dump(mode="json"))
@@ -108,6 +126,12 @@ def from_acp(acp_model: BaseModel) -> BaseModel:
             f"acp_schema.v1 cannot hold this {type(acp_model).__name__} as it is: {changed}"
         )
     return result
+
+
+def _tagged(target: type[BaseModel], wire: Any) -> Any:
+    """The value with the tags of the bindings' class, which may be the variant of a union
+    that carries a tag (`v1.TextContent` for acp's `TextContent`)."""
+    return {**_tags(target), **wire} if isinstance(wire, dict) else wire
 
 
 def acp_class(name: str) -> type[BaseModel]:
