@@ -15,19 +15,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 acp = pytest.importorskip("acp", reason="agent-client-protocol (the acp extra) is not installed")
 
 from acp._transport import memory_transport_pair  # noqa: E402
 from acp.agent.connection import AgentSideConnection  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
 
-from acp_schema import v1  # noqa: E402
-from acp_schema.acp_bridge import UpdateReceiver, send  # noqa: E402
+import acp_schema  # noqa: E402
+from acp_schema import UnsupportedAcpError, v1  # noqa: E402
+from acp_schema.acp_bridge import UndecodableUpdate, UpdateReceiver, send  # noqa: E402
 from acp_schema.acp_bridge import _support as support  # noqa: E402
 from acp_schema.transcripts import TranscriptStore  # noqa: E402
 from acp_schema.v1 import fast  # noqa: E402
 
 ACP_ERROR = "Unhandled error while handling notification"
+SEQUENCES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def run(test: Callable[[], Awaitable[None]]) -> None:
@@ -259,22 +264,194 @@ def test_every_update_reaches_the_application_and_acp_gets_the_kinds_it_knows(
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
-def test_what_the_bindings_refuse_is_acps_to_handle_as_before(
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def _assert_no_tracebacks(caplog: pytest.LogCaptureFixture) -> None:
+    assert [r.getMessage() for r in caplog.records if r.exc_info or r.exc_text] == []
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+# Params the bindings refuse, each with the field the report names and what it says there.
+MALFORMED = [
+    ({"sessionUpdate": "session_message", "messageId": 5}, "update.messageId", "valid string"),
+    (
+        {"sessionUpdate": "session_message_chunk", "messageId": "m", "content": "not a block"},
+        "update.content",
+        "an object",
+    ),
+    (
+        {"sessionUpdate": "session_message_chunk", "content": {"type": "text", "text": "x"}},
+        "update.messageId",
+        "Field required",
+    ),
+    (
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": ["x"]}},
+        "update.content.text",
+        "valid string",
+    ),
+    (  # the text the bindings read has a NaN token; JSON has none
+        {"sessionUpdate": "usage_update", "used": float("nan"), "size": 2},
+        "update.used",
+        "NaN is not JSON",
+    ),
+]
+
+
+def test_what_the_bindings_refuse_reaches_on_update_as_a_value_with_one_warning(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
 
     async def test() -> None:
         wired = Wired()
-        # a session message without its messageId: neither package takes it
-        await wired.agent_end.send(_update("a", {"sessionUpdate": "session_message"}))
+        for update, _, _ in MALFORMED:
+            await wired.agent_end.send(_update("a", update))
+        await wired.agent_end.send(_update("a", {"sessionUpdate": "kind_from_2030", "x": 1}))
+        await wired.agent_end.send(
+            {"jsonrpc": "2.0", "method": "session/update", "params": ["not", "an", "object"]}
+        )
         await settle()
-        assert wired.seen == []
+        values = [value for value, _ in wired.seen]
+        assert all(isinstance(value, UndecodableUpdate) for value in values)
+        assert [entry for _, entry in wired.seen] == [None] * len(values)
+        assert [v.params["update"] for v in values[:-1]] == [
+            *[update for update, _, _ in MALFORMED],
+            {"sessionUpdate": "kind_from_2030", "x": 1},
+        ]
+        for value, (update, field, problem) in zip(values, MALFORMED, strict=False):
+            assert isinstance(value.error, ValidationError)
+            assert value.error.error_count() == 1
+            assert (value.field, value.session_id, value.kind) == (
+                field,
+                "a",
+                update["sessionUpdate"],
+            )
+            assert problem in value.problem
+            assert not value.unknown_kind
+        newer, garbage = values[-2:]
+        assert newer.unknown_kind and newer.kind == "kind_from_2030"
+        assert newer.field == "update.sessionUpdate"
+        assert (garbage.field, garbage.session_id, garbage.kind) == ("params", None, None)
+        assert garbage.params == ["not", "an", "object"]
+        assert wired.client.updates == []  # acp's models refuse them all too
         await wired.connection.close()
 
     run(test)
-    errors = [r for r in caplog.records if r.getMessage().startswith(ACP_ERROR)]
-    assert len(errors) == 1  # acp's own report, as without the receiver
+    warnings = _warnings(caplog)
+    assert len(warnings) == len(MALFORMED) + 2  # one line per update
+    for line, (_update, field, _) in zip(warnings, MALFORMED, strict=False):
+        assert line.startswith(
+            f"session/update for session 'a' not decoded by acp_schema.v1: {field}: "
+        )
+        assert line.endswith("; on_update gets it as an UndecodableUpdate")
+    assert "a kind acp_schema.v1 does not know ('kind_from_2030')" in warnings[-2]
+    assert "session ?" in warnings[-1] and ": params: " in warnings[-1]
+    assert all("\n" not in line for line in warnings)
+    _assert_no_tracebacks(caplog)
+
+
+def test_a_nan_is_named_where_it_is() -> None:
+    params = {
+        "sessionId": "a",
+        "update": {
+            "sessionUpdate": "usage_update",
+            "used": 1,
+            "size": 2,
+            "_meta": {"k": [float("nan")]},
+        },
+    }
+    value = UpdateReceiver().decode(params)
+    assert isinstance(value, UndecodableUpdate)
+    assert value.field == "update._meta.k.0"
+    assert "NaN" in value.problem
+
+
+def test_what_acp_reads_but_the_bindings_refuse_still_reaches_acp(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        # acp's models are lax (the string "1" for an integer); the bindings are exact.
+        update = {"sessionUpdate": "usage_update", "used": "1", "size": 2}
+        await wired.agent_end.send(_update("a", update))
+        await settle()
+        [(value, _entry)] = wired.seen
+        assert isinstance(value, UndecodableUpdate) and value.field == "update.used"
+        assert [(type(u).__name__, u.used) for u in wired.client.updates] == [("UsageUpdate", 1)]
+        await wired.connection.close()
+
+    run(test)
+    [warning] = _warnings(caplog)
+    assert "update.used: Input should be a JSON integer" in warning
+    _assert_no_tracebacks(caplog)
+
+
+def test_what_the_bindings_read_but_acp_refuses_is_reported_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        # The schema reads a `null` list as empty (default on null); acp's copy refuses it.
+        await wired.agent_end.send(_update("a", {"sessionUpdate": "plan", "entries": None}))
+        await settle()
+        [(value, _)] = wired.seen
+        assert isinstance(value, fast.SessionNotification | v1.SessionNotification)
+        assert value.update.session_update == "plan" and list(value.update.entries) == []
+        assert wired.client.updates == []
+        await wired.connection.close()
+
+    run(test)
+    [warning] = _warnings(caplog)
+    assert warning.startswith(
+        "session/update for session 'a' (plan) not read by agent-client-protocol"
+    )
+    assert "update.plan.entries: Input should be a valid list" in warning
+    assert warning.endswith("the Client's session_update does not get it, on_update does")
+    _assert_no_tracebacks(caplog)
+
+
+def test_params_json_text_cannot_hold_are_decoded_from_the_values() -> None:
+    receiver = UpdateReceiver()
+    lone = {"sessionId": "a", "update": {"sessionUpdate": "session_message", "messageId": "\ud800"}}
+    decoded = receiver.decode(lone)
+    assert isinstance(decoded, v1.SessionNotification)
+    assert decoded.update.message_id == "\ud800"
+    deep: Any = []
+    for _ in range(700):  # deeper than pydantic's JSON writer goes
+        deep = [deep]
+    nested = {
+        "sessionId": "a",
+        "update": {"sessionUpdate": "session_message", "messageId": "m", "_meta": {"k": deep}},
+    }
+    assert isinstance(receiver.decode(nested), v1.SessionNotification)
+    nested["update"]["messageId"] = 5
+    refused = receiver.decode(nested)
+    assert isinstance(refused, UndecodableUpdate) and refused.field == "update.messageId"
+
+
+def test_the_report_stays_one_line_whatever_the_peer_sends(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        kind = "evil\nWARNING forged line\x1b[31m" + "x" * 10_000
+        await wired.agent_end.send(_update("s\n2", {"sessionUpdate": kind}))
+        await settle()
+        await wired.connection.close()
+
+    run(test)
+    [warning] = _warnings(caplog)
+    assert "\n" not in warning and "\x1b" not in warning
+    assert "'s\\n2'" in warning and "evil\\nWARNING" in warning
+    assert len(warning) < 700
 
 
 def test_requests_and_other_notifications_go_to_acp_untouched() -> None:
@@ -296,24 +473,148 @@ def test_requests_and_other_notifications_go_to_acp_untouched() -> None:
     run(test)
 
 
-def test_an_async_callback_is_awaited_in_order() -> None:
-    async def test() -> None:
-        order: list[str] = []
+# One update of each way the receiver handles one: (params' update, acp's Client gets it).
+WAYS = [
+    ({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "k"}}, True),
+    ({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Run"}, True),
+    ({"sessionUpdate": "session_message", "messageId": "o1"}, False),
+    (
+        {
+            "sessionUpdate": "session_message_chunk",
+            "messageId": "o1",
+            "content": {"type": "text", "text": "c"},
+        },
+        False,
+    ),
+    ({"sessionUpdate": "session_message", "messageId": 5}, False),  # malformed
+    ({"sessionUpdate": "kind_from_2030"}, False),  # unknown to both
+    ({"sessionUpdate": "usage_update", "used": "1", "size": 2}, True),  # only acp reads it
+    ({"sessionUpdate": "plan", "entries": None}, False),  # only the bindings read it
+]
 
-        async def on_update(notification: Any, entry: Any) -> None:
+
+class SlowClient:
+    """An acp Client whose `session_update` yields to the loop a given number of times."""
+
+    def __init__(self, pauses: list[int]) -> None:
+        self.pauses = pauses
+        self.started: list[int] = []
+        self.finished: list[int] = []
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        number = int(session_id)
+        self.started.append(number)
+        for _ in range(self.pauses[number]):
             await asyncio.sleep(0)
-            order.append(notification.update.message_id)
+        self.finished.append(number)
+
+
+@SEQUENCES
+@given(
+    script=st.lists(
+        st.tuples(st.sampled_from(range(len(WAYS))), st.integers(0, 6), st.integers(0, 6)),
+        min_size=1,
+        max_size=25,
+    ),
+    as_coroutine=st.booleans(),
+)
+def test_on_update_gets_every_update_once_in_wire_order(
+    script: list[tuple[int, int, int]], as_coroutine: bool
+) -> None:
+    """Whatever the Client's `session_update` and `on_update` await, and whichever way
+    each update goes (acp's router, the bindings only, refused), `on_update` sees the
+    updates once each, in the order they were sent; acp's Client gets those acp reads,
+    starting them in that order too."""
+
+    async def test() -> None:
+        seen: list[int] = []
+
+        def plain(value: Any, entry: Any) -> None:
+            seen.append(int(_session(value)))
+
+        async def coroutine(value: Any, entry: Any) -> None:
+            for _ in range(script[int(_session(value))][2]):
+                await asyncio.sleep(0)
+            seen.append(int(_session(value)))
+
+        agent_end, client_end = memory_transport_pair()
+        client = SlowClient([pauses for _, pauses, _ in script])
+        connection = acp.connect_to_agent(client, client_end)
+        UpdateReceiver(coroutine if as_coroutine else plain).attach(connection)
+        for number, (way, _, _) in enumerate(script):
+            await agent_end.send(_update(str(number), dict(WAYS[way][0])))
+        for _ in range(2000):
+            if len(seen) == len(script):
+                break
+            await asyncio.sleep(0)
+        for _ in range(200):  # let acp finish what it has (the Client may still pause)
+            await asyncio.sleep(0)
+        assert seen == list(range(len(script)))
+        to_acp = [number for number, (way, _, _) in enumerate(script) if WAYS[way][1]]
+        assert client.started == to_acp
+        assert sorted(client.finished) == to_acp
+        await connection.close()
+
+    logging.disable(logging.WARNING)  # the reports are tested above; here, the order
+    try:
+        run(test)
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def _session(value: Any) -> str:
+    return (
+        value.session_id if not isinstance(value, UndecodableUpdate) else value.params["sessionId"]
+    )
+
+
+def test_an_error_in_on_update_is_reported_and_holds_nothing_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        seen: list[str] = []
+
+        async def on_update(value: Any, entry: Any) -> None:
+            seen.append(str(value.update.message_id))
+            if value.update.message_id == "m1":
+                raise RuntimeError("the application's own bug")
 
         wired = Wired(on_update=on_update)
         for message_id in ("m1", "m2"):
             await wired.agent_end.send(
                 _update("a", {"sessionUpdate": "session_message", "messageId": message_id})
             )
+        known = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "k"}}
+        await wired.agent_end.send(_update("a", known))
         await settle()
-        assert order == ["m1", "m2"]
+        assert seen == ["m1", "m2", "UNSET"]  # the chunk has no messageId
+        assert len(wired.client.updates) == 1  # acp still got what it reads
+        await wired.connection.close()
+
+    wired_plain: list[str] = []
+
+    def failing(value: Any, entry: Any) -> None:
+        wired_plain.append(value.update.session_update)
+        raise RuntimeError("the application's own bug")
+
+    async def plain() -> None:
+        wired = Wired(on_update=failing)
+        known = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "k"}}
+        await wired.agent_end.send(_update("a", known))
+        await settle()
+        assert wired_plain == ["agent_message_chunk"]
+        assert len(wired.client.updates) == 1  # handed to acp before the error is raised
         await wired.connection.close()
 
     run(test)
+    run(plain)
+    # The application's errors are acp's to report, as an error of the Client's own
+    # handler is: with the traceback that shows where it happened.
+    errors = [r for r in caplog.records if r.getMessage().startswith(ACP_ERROR)]
+    assert len(errors) == 2
+    assert all(r.exc_info is not None and "own bug" in str(r.exc_info[1]) for r in errors)
 
 
 def test_a_receiver_attaches_once_and_takes_a_v1_store() -> None:
@@ -409,7 +710,69 @@ def test_importing_the_adapter_with_another_acp_fails_with_the_reason(tmp_path: 
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last == (
-        "acp_schema.acp_bridge._support.UnsupportedAcpError: acp_schema.acp_bridge supports "
+        "acp_schema.UnsupportedAcpError: acp_schema.acp_bridge supports "
         "agent-client-protocol >=0.12.0,<0.13, found 0.13.0: install a supported version "
         "or an acp-schema that supports it"
     )
+
+
+GUARDED_IMPORT = """
+from acp_schema import UnsupportedAcpError
+try:
+    from acp_schema import acp_bridge
+except UnsupportedAcpError as error:
+    print("caught:", error)
+else:
+    print("imported", acp_bridge.ACP_VERSION)
+"""
+
+
+def _guarded_import(path: Path) -> str:
+    # `path` first; then the PYTHONPATH this test runs with, which may pick the acp to test
+    search = os.pathsep.join(filter(None, [str(path), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", GUARDED_IMPORT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": search},
+        check=True,
+    )
+    assert done.stderr == ""
+    return done.stdout.strip()
+
+
+def test_the_version_error_is_caught_by_its_own_name(tmp_path: Path) -> None:
+    # `UnsupportedAcpError` imports from the package root, which needs no acp, so the
+    # import of the bridge can be guarded with it (it is an ImportError too).
+    record = tmp_path / "agent_client_protocol-0.13.0.dist-info"
+    record.mkdir()
+    (record / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: agent-client-protocol\nVersion: 0.13.0\n"
+    )
+    assert _guarded_import(tmp_path).startswith("caught: acp_schema.acp_bridge supports ")
+    assert issubclass(UnsupportedAcpError, ImportError)
+    assert UnsupportedAcpError is acp_schema.UnsupportedAcpError
+
+
+def test_an_acp_that_fails_to_import_is_the_same_error(tmp_path: Path) -> None:
+    # The right version on record, but its package broken (a half-finished install).
+    (tmp_path / "acp").mkdir()
+    (tmp_path / "acp" / "__init__.py").write_text("raise ImportError('half\\ninstalled')\n")
+    assert _guarded_import(tmp_path) == (
+        f"caught: agent-client-protocol {support.ACP_VERSION} is installed but cannot be "
+        "imported: half installed"
+    )
+
+
+def test_a_missing_version_library_is_the_same_error(tmp_path: Path) -> None:
+    (tmp_path / "packaging").mkdir()
+    (tmp_path / "packaging" / "__init__.py").write_text("raise ImportError('no packaging')\n")
+    assert _guarded_import(tmp_path) == (
+        "caught: acp_schema.acp_bridge needs the packaging library to check the version of "
+        "agent-client-protocol: pip install 'acp-schema[acp]'"
+    )
+
+
+def test_with_a_supported_acp_the_guarded_import_imports() -> None:
+    assert _guarded_import(Path("/nonexistent")) == f"imported {support.ACP_VERSION}"
