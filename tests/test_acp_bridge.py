@@ -341,7 +341,7 @@ def test_what_the_bindings_refuse_reaches_on_update_as_a_value_with_one_warning(
     run(test)
     warnings = _warnings(caplog)
     assert len(warnings) == len(MALFORMED) + 2  # one line per update
-    for line, (_update, field, _) in zip(warnings, MALFORMED, strict=False):
+    for line, (_sent, field, _) in zip(warnings, MALFORMED, strict=False):
         assert line.startswith(
             f"session/update for session 'a' not decoded by acp_schema.v1: {field}: "
         )
@@ -433,6 +433,25 @@ def test_params_json_text_cannot_hold_are_decoded_from_the_values() -> None:
     nested["update"]["messageId"] = 5
     refused = receiver.decode(nested)
     assert isinstance(refused, UndecodableUpdate) and refused.field == "update.messageId"
+
+
+def test_params_too_deep_for_the_interpreter_are_a_refusal_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The bindings decode any nesting the interpreter holds; should a decode still blow the
+    # stack, the update is an UndecodableUpdate like any other refusal, not an exception.
+    def too_deep(value: Any) -> Any:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(v1.SessionNotification, "model_validate", too_deep)
+    params = {
+        "sessionId": "a",
+        "update": {"sessionUpdate": "session_message", "messageId": "\ud800"},
+    }
+    value = UpdateReceiver().decode(params)
+    assert isinstance(value, UndecodableUpdate)
+    assert (value.field, value.problem) == ("params", "nested too deeply to decode")
+    assert value.params is params
 
 
 def test_the_report_stays_one_line_whatever_the_peer_sends(

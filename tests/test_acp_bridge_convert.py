@@ -301,8 +301,14 @@ def test_a_value_acp_reads_differently_is_refused_exactly_then() -> None:
     if wire(acp_models.ConfigOptionUpdate.model_validate(value)) == value:
         assert wire(to_acp(update)) == value
     else:
-        with pytest.raises(LossyConversionError, match=r"configOptions\[0\]\.category"):
+        from acp_schema.acp_bridge import ACP_VERSION
+
+        with pytest.raises(LossyConversionError) as caught:
             to_acp(update)
+        assert str(caught.value) == (
+            f"agent-client-protocol {ACP_VERSION} cannot hold this ConfigOptionUpdate as it "
+            "is: configOptions[0].category would be None, not 'x'"
+        )
 
 
 # --- values built with acp's helpers, and real loss ------------------------------------------
@@ -354,19 +360,27 @@ def test_a_key_the_bindings_would_drop_is_a_loss() -> None:
     # acp takes any line number; the bindings' `line` is a uint32 that defaults on error,
     # so they would read 2**40 as omitted: that is a loss, not a conversion.
     location = acp_models.ToolCallLocation(path="/a", line=2**40)
-    with pytest.raises(
-        LossyConversionError, match=r"ToolCallLocation as it is: line would be dropped"
-    ):
+    with pytest.raises(LossyConversionError) as caught:
         from_acp(location)
+    assert str(caught.value) == (
+        "acp_schema.v1 cannot hold this ToolCallLocation as it is: line would be dropped"
+    )
     assert from_acp(acp_models.ToolCallLocation(path="/a", line=2**31)).line == 2**31
 
 
 def test_a_required_null_acp_would_not_write_is_a_loss() -> None:
     import acp.schema as acp_models
 
+    from acp_schema.acp_bridge import ACP_VERSION
+
     cancel = acp_models.CancelRequestNotification(request_id=None)
-    with pytest.raises(LossyConversionError, match=r"refuses .*: requestId: Field required"):
+    with pytest.raises(LossyConversionError) as caught:
         from_acp(cancel)
+    assert str(caught.value) == (
+        f"agent-client-protocol {ACP_VERSION} writes this CancelRequestNotification in a form "
+        "acp_schema.v1 refuses (acp leaves out null values and defaults): requestId: "
+        "Field required"
+    )
     assert from_acp(acp_models.CancelRequestNotification(request_id=7)).request_id == 7
 
 
@@ -385,7 +399,134 @@ def test_a_required_null_acp_would_not_write_is_a_loss() -> None:
         ([1], [1, 2], "(top level) would have 2 items, not 1"),
         ("x", "y", "(top level) would be 'y', not 'x'"),
         ({"a": 1, "b": 2}, {"b": 2, "a": 1}, None),  # key order is not a difference
+        ({"a": 1}, [1], "(top level) would be [1], not {'a': 1}"),
+        ([1], {"a": 1}, "(top level) would be {'a': 1}, not [1]"),
+        ({"a": [1]}, {"a": "x"}, "a would be 'x', not [1]"),
     ],
 )
 def test_first_difference_names_the_place(expected: Any, actual: Any, difference: str) -> None:
     assert first_difference(expected, actual) == difference
+
+
+# --- which class on the other side: the tags the value carries pick it ------------------------
+
+
+def _acp_base(model: BaseModel) -> type:
+    """acp's class of a `to_acp` result (its open subclass's base)."""
+    return type(model).__mro__[1]
+
+
+@pytest.mark.parametrize(
+    ("make", "acp_name"),
+    [
+        (lambda: v1.TextContent(text="hi"), "TextContentBlock"),
+        (lambda: v1.ImageContent(data="aGk=", mime_type="image/png"), "ImageContentBlock"),
+        (lambda: v1.UserMessageChunk(content=v1.TextContent(text="u")), "UserMessageChunk"),
+        (lambda: v1.AgentMessageChunk(content=v1.TextContent(text="a")), "AgentMessageChunk"),
+        (lambda: v1.AgentThoughtChunk(content=v1.TextContent(text="t")), "AgentThoughtChunk"),
+        (lambda: v1.ContentChunk(content=v1.TextContent(text="c")), "ContentChunk"),
+        (lambda: v1.ToolCallUpdate(tool_call_id="t"), "ToolCallUpdate"),
+        (lambda: v1.SessionUpdateToolCallUpdate(tool_call_id="t"), "ToolCallProgress"),
+    ],
+)
+def test_to_acp_gives_the_class_whose_tags_the_value_carries(make: Any, acp_name: str) -> None:
+    import acp.schema as acp_models
+
+    model = make()
+    converted = to_acp(model)
+    assert _acp_base(converted) is getattr(acp_models, acp_name)
+    assert type(from_acp(converted)) is type(model)  # and back to the same class
+
+
+def test_from_acp_gives_the_variant_and_its_tag() -> None:
+    import acp.schema as acp_models
+
+    text = acp_models.TextContentBlock(type="text", text="x")
+    cases: list[tuple[BaseModel, type[BaseModel], dict[str, Any]]] = [
+        # acp's TextContent has no `type`; the bindings' class is the union variant
+        (acp_models.TextContent(text="x"), v1.TextContent, {"type": "text", "text": "x"}),
+        (
+            acp_models.AgentThoughtChunk(session_update="agent_thought_chunk", content=text),
+            v1.AgentThoughtChunk,
+            {"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "x"}},
+        ),
+        (
+            acp_models.ToolCallProgress(session_update="tool_call_update", tool_call_id="t"),
+            v1.SessionUpdateToolCallUpdate,
+            {"sessionUpdate": "tool_call_update", "toolCallId": "t"},
+        ),
+        (acp_models.ToolCallUpdate(tool_call_id="t"), v1.ToolCallUpdate, {"toolCallId": "t"}),
+    ]
+    for acp_model, cls, wire_value in cases:
+        model = from_acp(acp_model)
+        assert type(model) is cls
+        assert model.model_dump(mode="json") == wire_value
+
+
+def test_what_is_not_the_other_packages_model_is_a_type_error() -> None:
+    import acp.schema as acp_models
+    from pydantic import BaseModel as Plain
+
+    class Other(Plain):
+        text: str = "x"
+
+    acp_text = acp_models.TextContentBlock(type="text", text="x")
+    with pytest.raises(
+        TypeError, match=r"^to_acp converts acp_schema\.v1 models, not TextContentBlock$"
+    ):
+        to_acp(acp_text)
+    with pytest.raises(TypeError, match=r"^to_acp converts acp_schema\.v1 models, not Other$"):
+        to_acp(Other())
+    with pytest.raises(TypeError, match=r"^from_acp converts acp\.schema models, not TextContent$"):
+        from_acp(v1.TextContent(text="x"))
+    with pytest.raises(TypeError, match=r"^from_acp converts acp\.schema models, not Other$"):
+        from_acp(Other())
+    with pytest.raises(TypeError, match=r"not dict$"):
+        from_acp({"type": "text"})  # type: ignore[arg-type]
+
+
+def test_a_definition_the_other_side_lacks_is_named() -> None:
+    import acp.schema as acp_models
+
+    from acp_schema.acp_bridge import ACP_VERSION
+
+    message = v1.SessionMessage(message_id="m1")
+    with pytest.raises(NoCounterpartError) as to_theirs:
+        to_acp(message)
+    assert str(to_theirs.value) == (
+        f"acp (agent-client-protocol {ACP_VERSION}) has no definition for SessionMessage: "
+        "send it with acp_schema.acp_bridge.send"
+    )
+    nes = acp_models.AcceptNesNotification(session_id="s", id="n")
+    with pytest.raises(NoCounterpartError) as to_ours:
+        from_acp(nes)
+    assert str(to_ours.value) == (
+        f"acp_schema.v1 (agent-client-protocol {ACP_VERSION}) has no definition for "
+        "AcceptNesNotification"
+    )
+    with pytest.raises(NoCounterpartError, match=f"^agent-client-protocol {ACP_VERSION} has no X$"):
+        acp_class("X")
+    with pytest.raises(NoCounterpartError):  # acp.schema's base class is no definition
+        acp_class("BaseModel")
+
+
+def test_the_shared_definitions_are_the_model_classes_both_name() -> None:
+    import acp.schema as acp_models
+
+    shared = shared_definitions()
+    assert shared == sorted(set(shared))
+    for name in shared:
+        ours, theirs = getattr(v1, name), getattr(acp_models, name)
+        assert issubclass(ours, BaseModel) and issubclass(theirs, BaseModel)
+        assert ours.__name__ == theirs.__name__ == name
+    assert not {"BaseModel", "RootModel", "SessionMessage", "AcceptNesNotification"} & set(shared)
+    assert not [name for name in shared if name.startswith("_")]
+
+
+def test_integers_beyond_64_bits_are_compared_as_values() -> None:
+    # msgspec cannot write them; the loss check compares the values instead.
+    big = 2**70
+    model = v1.ToolCallUpdate(tool_call_id="t", raw_input={"n": big, "m": [big, 1.0]})
+    converted = to_acp(model)
+    assert wire(converted)["rawInput"] == {"n": big, "m": [big, 1.0]}
+    assert from_acp(converted) == model

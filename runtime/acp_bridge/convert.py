@@ -30,6 +30,7 @@ from acp_schema._fast import FastStruct
 
 from ._support import ACP_VERSION, acp_writes
 from .open_classes import open_class
+from .undecodable import first_problem
 
 __all__ = [
     "LossyConversionError",
@@ -42,7 +43,8 @@ __all__ = [
 
 _BINDINGS_MODULE = "acp_schema.v1._models"
 _ACP_MODULE = acp_models.__name__
-_BASES = frozenset({"BaseModel", "RootModel"})
+# acp.schema's own base class of its models, which is no definition.
+_NOT_DEFINITIONS = frozenset({"BaseModel"})
 
 
 class LossyConversionError(ValueError):
@@ -111,11 +113,10 @@ def from_acp(acp_model: BaseModel) -> BaseModel:
             target.model_validate(_tagged(target, held))
         except ValidationError:
             raise error from None
-        problem = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in problem["loc"]) or "(top level)"
+        where, problem = first_problem(error)
         raise LossyConversionError(
             f"{_versions()} writes this {type(acp_model).__name__} in a form acp_schema.v1 "
-            f"refuses (acp leaves out null values and defaults): {where}: {problem['msg']}"
+            f"refuses (acp leaves out null values and defaults): {where}: {problem}"
         ) from None
     wire = _tagged(target, wire)
     # The bindings read a few values their own way too (`null` for an object or list that
@@ -224,7 +225,7 @@ def _model_classes(namespace: dict[str, Any], module: str) -> dict[str, type[Bas
         and value.__module__ == module
         and value.__name__ == name
         and not name.startswith("_")
-        and name not in _BASES
+        and name not in _NOT_DEFINITIONS
     }
 
 
@@ -256,8 +257,8 @@ def _candidates(cls: type[BaseModel], side: str) -> Candidates:
     that add only tags; each with its tags (wire key, value)."""
     others = _acp_classes() if side == "acp" else _binding_classes()
     for base in cls.__mro__:
-        if base.__module__ not in (_BINDINGS_MODULE, _ACP_MODULE) or base.__name__ in _BASES:
-            continue  # pydantic's and the packages' own base classes are no definitions
+        if base.__module__ not in (_BINDINGS_MODULE, _ACP_MODULE):
+            continue  # pydantic's and the bindings' base classes are no definitions
         found = others.get(base.__name__)
         if found is not None:
             family = (found, *_tagged_subclasses(found, others.values()))

@@ -38,7 +38,7 @@ from ._support import ACP_VERSION, AcpSessionNotification, Handler, wrap_handler
 from .delivery import InOrder
 from .exits import AgentProcess, report_exits
 from .send import ACP_UPDATE_KINDS, SESSION_UPDATE
-from .undecodable import LOGGER, UndecodableUpdate, one_line, quoted
+from .undecodable import LOGGER, UndecodableUpdate, first_problem, one_line, quoted
 
 if TYPE_CHECKING:
     from acp_schema.transcripts import TranscriptStore
@@ -115,8 +115,6 @@ class UpdateReceiver:
             notification: Notification = _decode_json(text)
         except ValidationError as error:
             return UndecodableUpdate(params, error)
-        except RecursionError:
-            return UndecodableUpdate(params, _too_deep())
         return notification
 
 
@@ -179,17 +177,16 @@ def _acp_reading(params: Any, kind: str | None, *, warn: bool) -> BaseModel | No
     try:
         reading: BaseModel = AcpSessionNotification.model_validate(params)
     except ValidationError as error:
-        if warn:
-            problem = error.errors(include_url=False)[0]
-            where = ".".join(str(part) for part in problem["loc"]) or "params"
+        if warn:  # the bindings read it: `params` is an object, the kind one acp knows
+            where, problem = first_problem(error)
             LOGGER.warning(
                 "session/update for session %s (%s) not read by agent-client-protocol %s: "
                 "%s: %s; the Client's session_update does not get it, on_update does",
-                quoted(params.get("sessionId") if isinstance(params, dict) else None),
+                quoted(params["sessionId"]),
                 kind,
                 ACP_VERSION,
                 one_line(where),
-                one_line(str(problem["msg"])),
+                one_line(problem),
             )
         return None
     return reading

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-__all__ = ["LOGGER", "UndecodableUpdate", "one_line"]
+__all__ = ["LOGGER", "UndecodableUpdate", "dotted", "first_problem", "one_line", "quoted"]
 
 LOGGER = logging.getLogger("acp_schema.acp_bridge")
 
@@ -58,12 +58,12 @@ class UndecodableUpdate:
         `update.content.0.text`); `params` when it is the params as a whole."""
         problem = self.error.errors(include_url=False)[0]
         location = problem["loc"] or _non_finite_location(self.params, problem["type"])
-        return ".".join(str(part) for part in location) if location else "params"
+        return dotted(location) or "params"
 
     @property
     def problem(self) -> str:
         """What is wrong there, as the `ValidationError` says it."""
-        return str(self.error.errors(include_url=False)[0]["msg"])
+        return first_problem(self.error)[1]
 
     @property
     def unknown_kind(self) -> bool:
@@ -87,6 +87,17 @@ class UndecodableUpdate:
             f"session/update for session {quoted(self.session_id)} not decoded by "
             f"acp_schema.v1: {what}; on_update gets it as an UndecodableUpdate"
         )
+
+
+def dotted(location: tuple[Any, ...]) -> str:
+    """A `ValidationError` location as the error prints it: `update.content.0.text`."""
+    return ".".join(str(part) for part in location)
+
+
+def first_problem(error: ValidationError) -> tuple[str, str]:
+    """(where, what) of an error's first problem; where is `(top level)` for the whole."""
+    problem = error.errors(include_url=False)[0]
+    return dotted(problem["loc"]) or "(top level)", str(problem["msg"])
 
 
 def one_line(text: str) -> str:
