@@ -530,3 +530,38 @@ def test_integers_beyond_64_bits_are_compared_as_values() -> None:
     converted = to_acp(model)
     assert wire(converted)["rawInput"] == {"n": big, "m": [big, 1.0]}
     assert from_acp(converted) == model
+
+
+def test_a_tag_in_a_base_classs_value_picks_the_subclass_it_names() -> None:
+    import acp.schema as acp_models
+
+    # The bindings' ContentChunk keeps an unknown `sessionUpdate` key; acp's ContentChunk
+    # family has a subclass per tag, and the one the value names (not the first, whose tag
+    # it contradicts) is the class that holds it.
+    chunk = v1.ContentChunk.model_validate(
+        {"content": {"type": "text", "text": "x"}, "sessionUpdate": "agent_thought_chunk"}
+    )
+    converted = to_acp(chunk)
+    assert _acp_base(converted) is acp_models.AgentThoughtChunk
+    assert wire(converted) == chunk.model_dump(mode="json")
+
+
+def test_a_url_acp_would_rewrite_is_a_loss() -> None:
+    from acp_schema.acp_bridge import ACP_VERSION
+
+    def url_mode(url: str) -> BaseModel:
+        return v1.ElicitationUrlMode.model_validate(
+            {"mode": "url", "elicitationId": "e", "url": url, "message": "m", "sessionId": "s"}
+        )
+
+    # acp holds a URL as pydantic's AnyUrl: compared as the JSON it writes, one it keeps
+    # as it is converts ...
+    kept = url_mode("https://example.com/a")
+    assert wire(to_acp(kept))["url"] == "https://example.com/a"
+    # ... and one it rewrites (a path added) is refused, not changed.
+    with pytest.raises(LossyConversionError) as caught:
+        to_acp(url_mode("https://example.com"))
+    assert str(caught.value) == (
+        f"agent-client-protocol {ACP_VERSION} cannot hold this ElicitationUrlMode as it is: "
+        "url would be 'https://example.com/', not 'https://example.com'"
+    )

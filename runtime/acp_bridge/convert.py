@@ -238,14 +238,8 @@ def _counterpart(cls: type[BaseModel], wire: Any, side: str) -> type[BaseModel]:
     that the other side names, or the tagged subclass of it whose tags the value carries
     (most tags wins; a class whose tag the value contradicts is out)."""
     candidates = _candidates(cls, side)
-    if len(candidates) == 1:
-        return candidates[0][0]
-    best, best_score = candidates[0][0], -1
-    for candidate, tags in candidates:
-        score = _tag_score(tags, wire)
-        if score > best_score:
-            best, best_score = candidate, score
-    return best
+    # The first of the best: the class named like `cls` when the value carries no tag.
+    return max(candidates, key=lambda candidate: _tag_score(candidate[1], wire))[0]
 
 
 Candidates = tuple[tuple[type[BaseModel], tuple[tuple[str, Any], ...]], ...]
