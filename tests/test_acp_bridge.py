@@ -12,7 +12,7 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -26,9 +26,16 @@ from pydantic import ValidationError  # noqa: E402
 
 import acp_schema  # noqa: E402
 from acp_schema import UnsupportedAcpError, v1  # noqa: E402
-from acp_schema.acp_bridge import UndecodableUpdate, UpdateReceiver, send  # noqa: E402
+from acp_schema.acp_bridge import (  # noqa: E402
+    OnUpdate,
+    ReceivedUpdate,
+    UndecodableUpdate,
+    UpdateReceiver,
+    send,
+)
 from acp_schema.acp_bridge import _support as support  # noqa: E402
-from acp_schema.transcripts import TranscriptStore  # noqa: E402
+from acp_schema.acp_bridge.undecodable import one_line, quoted  # noqa: E402
+from acp_schema.transcripts import MessageEntry, TranscriptStore  # noqa: E402
 from acp_schema.v1 import fast  # noqa: E402
 
 ACP_ERROR = "Unhandled error while handling notification"
@@ -452,6 +459,8 @@ def test_params_too_deep_for_the_interpreter_are_a_refusal_too(
     assert isinstance(value, UndecodableUpdate)
     assert (value.field, value.problem) == ("params", "nested too deeply to decode")
     assert value.params is params
+    assert value.error.title == "SessionNotification"
+    assert [e["type"] for e in value.error.errors()] == ["too_deep"]
 
 
 def test_the_report_stays_one_line_whatever_the_peer_sends(
@@ -639,14 +648,18 @@ def test_an_error_in_on_update_is_reported_and_holds_nothing_back(
 def test_a_receiver_attaches_once_and_takes_a_v1_store() -> None:
     async def test() -> None:
         wired = Wired()
-        with pytest.raises(ValueError, match="attached to this connection already"):
+        with pytest.raises(
+            ValueError, match=r"^an UpdateReceiver is attached to this connection already$"
+        ):
             UpdateReceiver().attach(wired.connection)
         with pytest.raises(TypeError, match="expected an acp ClientSideConnection"):
             UpdateReceiver().attach(object())
         await wired.connection.close()
 
     run(test)
-    with pytest.raises(ValueError, match="must be a v1 store"):
+    with pytest.raises(
+        ValueError, match=r"^acp speaks ACP v1: the store must be a v1 store, not v2$"
+    ):
         UpdateReceiver(store=TranscriptStore("v2"))
 
 
@@ -795,3 +808,163 @@ def test_a_missing_version_library_is_the_same_error(tmp_path: Path) -> None:
 
 def test_with_a_supported_acp_the_guarded_import_imports() -> None:
     assert _guarded_import(Path("/nonexistent")) == f"imported {support.ACP_VERSION}"
+
+
+# --- the value, its report, and the receiver's edges ------------------------------------------
+
+
+def _refused(update: Any, session_id: Any = "a") -> UndecodableUpdate:
+    value = UpdateReceiver().decode({"sessionId": session_id, "update": update})
+    assert isinstance(value, UndecodableUpdate)
+    return value
+
+
+def test_an_undecodable_update_is_a_frozen_value_of_the_public_type() -> None:
+    import dataclasses
+
+    value = _refused({"sessionUpdate": "session_message", "messageId": 5})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.params = {}  # type: ignore[misc]
+    decoded = UpdateReceiver().decode(
+        {"sessionId": "a", "update": {"sessionUpdate": "session_message", "messageId": "m"}}
+    )
+    assert isinstance(value, ReceivedUpdate) and isinstance(decoded, ReceivedUpdate)
+    assert not isinstance(decoded, UndecodableUpdate)
+    assert get_args(OnUpdate)[0] == [ReceivedUpdate, MessageEntry | None]
+
+
+@pytest.mark.parametrize(
+    ("update", "unknown"),
+    [
+        ({"sessionUpdate": "kind_from_2030"}, True),
+        ({"sessionUpdate": 5}, False),  # a tag that is no string: malformed
+        ({"messageId": "m"}, False),  # no tag at all
+        (  # an unknown tag deeper down (a content block type) is no unknown update kind
+            {"sessionUpdate": "agent_message_chunk", "content": {"type": "video"}},
+            False,
+        ),
+        ({"sessionUpdate": "kind_from_2030", "x": 1}, True),
+    ],
+)
+def test_only_an_unknown_update_kind_is_one(update: Any, unknown: bool) -> None:
+    assert _refused(update).unknown_kind is unknown
+
+
+def test_the_report_counts_the_other_problems() -> None:
+    one = _refused({"sessionUpdate": "session_message", "messageId": 5})
+    assert one.describe() == (
+        "session/update for session 'a' not decoded by acp_schema.v1: update.messageId: "
+        "Input should be a valid string; on_update gets it as an UndecodableUpdate"
+    )
+    two = _refused({"sessionUpdate": "session_message", "messageId": 5}, session_id=7)
+    assert two.error.error_count() == 2 and two.session_id is None
+    assert two.describe() == (
+        "session/update for session ? not decoded by acp_schema.v1: sessionId: "
+        "Input should be a valid string (and 1 more); on_update gets it as an "
+        "UndecodableUpdate"
+    )
+    newer = _refused({"sessionUpdate": "kind_from_2030"})
+    assert newer.describe() == (
+        "session/update for session 'a' not decoded by acp_schema.v1: update.sessionUpdate: "
+        "a kind acp_schema.v1 does not know ('kind_from_2030'); on_update gets it as an "
+        "UndecodableUpdate"
+    )
+
+
+def test_peer_text_in_a_report_is_escaped_and_cut_at_200_characters() -> None:
+    # A problem that quotes the peer's text (an unknown content type) ...
+    sneaky = _refused(
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "vi\ndeo\x1b[2J\u202e"}}
+    )
+    line = sneaky.describe()
+    assert line.isprintable()
+    assert "vi\\ndeo\\x1b[2J\\u202e" in line
+    # ... and the peer's strings, quoted: up to 200 characters whole, then cut.
+    assert one_line("x" * 200) == "x" * 200
+    assert one_line("x" * 201) == "x" * 200 + "..."
+    assert one_line("a\tb\x00") == "a\\tb\\x00"
+    assert quoted("y" * 200) == repr("y" * 200)
+    assert quoted("y" * 201) == repr("y" * 200 + "...")
+    assert quoted(None) == "?"
+
+
+def test_the_report_goes_to_the_bridges_logger(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        await wired.agent_end.send(_update("a", {"sessionUpdate": "kind_from_2030"}))
+        await settle()
+        await wired.connection.close()
+
+    run(test)
+    [record] = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert (record.name, record.levelno, record.exc_info) == (
+        "acp_schema.acp_bridge",
+        logging.WARNING,
+        None,
+    )
+
+
+def test_other_notifications_are_not_taken_for_updates(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        # a notification acp's router knows (unstable: it answers "method not found",
+        # which acp reports itself), and an extension notification
+        for method in ("elicitation/complete", "_vendor/ping"):
+            await wired.agent_end.send({"jsonrpc": "2.0", "method": method, "params": {}})
+        await settle()
+        assert wired.seen == []
+        await wired.connection.close()
+
+    run(test)
+    assert not [r for r in caplog.records if r.name == "acp_schema.acp_bridge"]
+
+
+def test_without_the_process_a_closed_connection_is_acps_error() -> None:
+    async def test() -> None:
+        wired = Wired()
+        await wired.agent_end.close()  # the agent's end goes away; no process to ask
+        for _ in range(100):
+            await asyncio.sleep(0)
+        with pytest.raises(ConnectionError) as caught:
+            await wired.connection.prompt(session_id="a", prompt=[acp.text_block("x")])
+        assert type(caught.value) is ConnectionError
+        assert str(caught.value) == "Connection closed"
+        await wired.connection.close()
+
+    run(test)
+
+
+def test_closing_the_connection_cancels_the_calls_still_running() -> None:
+    async def test() -> None:
+        ended: list[str] = []
+
+        class StuckClient:
+            async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+                await asyncio.sleep(30)
+
+        async def on_update(value: Any, entry: Any) -> None:
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                ended.append("cancelled")
+                raise
+
+        agent_end, client_end = memory_transport_pair()
+        connection = acp.connect_to_agent(StuckClient(), client_end)
+        UpdateReceiver(on_update).attach(connection)
+        known = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "k"}}
+        await agent_end.send(_update("a", known))
+        await settle()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        await connection.close()
+        # at once: nothing waits for the 30 s of either handler (acp's close swallows a
+        # timeout's cancellation, so the time is what tells)
+        assert loop.time() - started < 3
+        assert ended == ["cancelled"]
+
+    run(test)

@@ -67,11 +67,13 @@ class UndecodableUpdate:
 
     @property
     def unknown_kind(self) -> bool:
-        """Whether the only problem is an `update.sessionUpdate` tag the bindings do not know
-        (a kind added after this schema)."""
+        """Whether the only problem is an `update.sessionUpdate` string the bindings do not
+        know as a tag (a kind added after this schema)."""
         problems = self.error.errors(include_url=False)
-        return len(problems) == 1 and (
-            problems[0]["type"] == _UNKNOWN_TAG
+        return (
+            self.kind is not None
+            and len(problems) == 1
+            and problems[0]["type"] == _UNKNOWN_TAG
             and problems[0]["loc"] == ("update", "sessionUpdate")
         )
 
