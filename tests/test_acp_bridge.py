@@ -968,3 +968,14 @@ def test_closing_the_connection_cancels_the_calls_still_running() -> None:
         assert ended == ["cancelled"]
 
     run(test)
+
+
+def test_an_error_about_the_whole_value_is_located_at_the_top() -> None:
+    from acp_schema.acp_bridge.undecodable import first_problem
+
+    try:
+        v1.SessionNotification.model_validate_json("[1]")
+    except ValidationError as error:
+        assert first_problem(error) == ("(top level)", "Input should be an object")
+    else:
+        raise AssertionError("a list is no SessionNotification")
