@@ -27,6 +27,7 @@ from pydantic import ValidationError  # noqa: E402
 import acp_schema  # noqa: E402
 from acp_schema import UnsupportedAcpError, v1  # noqa: E402
 from acp_schema.acp_bridge import (  # noqa: E402
+    AgentExitedError,
     OnUpdate,
     ReceivedUpdate,
     UndecodableUpdate,
@@ -979,3 +980,58 @@ def test_an_error_about_the_whole_value_is_located_at_the_top() -> None:
         assert first_problem(error) == ("(top level)", "Input should be an object")
     else:
         raise AssertionError("a list is no SessionNotification")
+
+
+# --- a dying agent ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("returncode", "how"),
+    [
+        (0, "exited with status 0"),
+        (1, "exited with status 1"),
+        (-9, "was killed by signal 9 (SIGKILL)"),
+        (-15, "was killed by signal 15 (SIGTERM)"),
+        (-200, "was killed by signal 200"),  # no signal of that number
+    ],
+)
+def test_how_a_process_ended_is_said_plainly(returncode: int, how: str) -> None:
+    from acp_schema.acp_bridge.exits import how_it_ended
+
+    assert how_it_ended(returncode) == how
+    error = AgentExitedError("session/prompt", 42, returncode)
+    assert (error.method, error.pid, error.returncode) == ("session/prompt", 42, returncode)
+    assert str(error) == f"session/prompt: the agent process 42 {how}"
+
+
+class LivingProcess:
+    """A process that closed its output but does not exit (as far as the bridge can see)."""
+
+    pid = 4242
+    returncode = None
+
+    async def wait(self) -> int:
+        await asyncio.sleep(3600)
+        return 0
+
+
+def test_a_connection_closed_by_a_process_that_lives_on_is_acps_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp_schema.acp_bridge import exits
+
+    monkeypatch.setattr(exits, "EXIT_WAIT_SECONDS", 0.2)
+
+    async def test() -> None:
+        agent_end, client_end = memory_transport_pair()
+        connection = acp.connect_to_agent(Client(), client_end)
+        UpdateReceiver().attach(connection, process=LivingProcess())
+        await agent_end.close()
+        for _ in range(100):
+            await asyncio.sleep(0)
+        with pytest.raises(ConnectionError) as caught:
+            await connection.prompt(session_id="a", prompt=[acp.text_block("x")])
+        assert type(caught.value) is ConnectionError  # not AgentExitedError: it did not exit
+        await connection.close()
+
+    run(test)
