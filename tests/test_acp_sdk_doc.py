@@ -13,6 +13,10 @@ import pytest
 
 pytest.importorskip("acp", reason="agent-client-protocol (the acp extra) is not installed")
 
+from packaging.version import Version
+
+from acp_schema.acp_bridge import ACP_VERSION
+
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "acp-sdk.md"
 BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 
@@ -61,7 +65,11 @@ def test_an_example_runs_and_prints_what_the_page_shows(tmp_path: Path, program:
     done = _run(tmp_path, program)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""  # nothing logged but what the example prints
-    assert done.stdout == blocks()[1][program]
+    expected = blocks()[1][program]
+    if program == "watch.py" and Version("0.12.1") > ACP_VERSION:
+        # acp 0.12.0's prompt() does not wait for the Client's handler (the page says so)
+        expected = expected.replace("acp: agent_message_chunk\n", "")
+    assert done.stdout == expected
 
 
 def test_the_guarded_import_imports_the_bridge(tmp_path: Path) -> None:
