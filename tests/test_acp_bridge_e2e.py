@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 acp = pytest.importorskip("acp", reason="agent-client-protocol (the acp extra) is not installed")
 
@@ -211,6 +212,25 @@ REPORTED = {
     12: "not decoded by acp_schema.v1: update.used: Invalid JSON: NaN is not JSON",
 }
 
+# The bindings' error for each refused update: its type, the field, the problem's first words.
+ERRORS = {
+    3: ("string_type", "update.messageId", "Input should be a valid string"),
+    5: (
+        "union_tag_invalid",
+        "update.sessionUpdate",
+        "Input tag 'kind_from_2030' found using 'sessionUpdate' does not match any of the "
+        "expected tags",
+    ),
+    6: ("missing", "update.messageId", "Field required"),
+    7: ("dict_type", "update.content", "Input should be an object"),
+    9: (
+        "json_integer",
+        "update.used",
+        "Input should be a JSON integer within the range of its format",
+    ),
+    12: ("json_invalid", "update.used", "Invalid JSON"),  # located by the bridge: JSON says ()
+}
+
 
 class SlowClient:
     """An acp Client whose `session_update` awaits: long for a tool call, briefly else."""
@@ -280,6 +300,14 @@ def test_every_update_reaches_on_update_once_in_wire_order_whatever_awaits(
         assert isinstance(value, UndecodableUpdate) is (seq in refused)
         if seq in refused:
             assert value.params["update"] == json.loads(json.dumps(MIXED[seq][1]))
+    # ... and with the bindings' one error: its type, and the field and problem it names.
+    for seq in sorted(refused):
+        value = received[seq]
+        assert isinstance(value.error, ValidationError) and value.error.error_count() == 1
+        assert value.error.errors()[0]["type"] == ERRORS[seq][0], seq
+        assert (value.field, value.problem.split(":")[0]) == ERRORS[seq][1:], seq
+        assert value.session_id == "sess-parent"
+        assert value.kind == MIXED[seq][1]["sessionUpdate"]
     assert received[5].unknown_kind and received[5].kind == "kind_from_2030"
     assert not any(received[seq].unknown_kind for seq in refused - {5})
     # acp's Client got what acp's models read, starting them in wire order, as acp's models.
