@@ -834,6 +834,16 @@ def test_an_undecodable_update_is_a_frozen_value_of_the_public_type() -> None:
     assert get_args(OnUpdate)[0] == [ReceivedUpdate, MessageEntry | None]
 
 
+def test_a_store_handed_an_undecodable_update_says_so() -> None:
+    # The receiver keeps refusals from its store; an application that hands one on gets
+    # an error naming the value's type, and the store is unchanged.
+    store = TranscriptStore("v1")
+    value = _refused({"sessionUpdate": "session_message", "messageId": 5})
+    with pytest.raises(TypeError, match=r"not UndecodableUpdate$"):
+        store.apply(value)  # type: ignore[arg-type]
+    assert list(store.transcripts()) == []
+
+
 @pytest.mark.parametrize(
     ("update", "unknown"),
     [
