@@ -1040,3 +1040,46 @@ def test_a_connection_closed_by_a_process_that_lives_on_is_acps_error() -> None:
         await connection.close()
 
     run(test)
+
+
+class ExitingProcess:
+    """A process whose exit status comes a moment after its output closed."""
+
+    pid = 4343
+    returncode: int | None = None
+
+    async def wait(self) -> int:
+        await asyncio.sleep(0.05)
+        self.returncode = 3
+        return 3
+
+
+def test_the_bridge_waits_for_an_exit_status_that_comes_after_the_close(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The end of the agent's output usually comes just before its exit status: the bridge
+    # waits for it (two seconds at most, as docs/acp-sdk.md says) and names it.
+    waits: list[float | None] = []
+    wait_for = asyncio.wait_for
+
+    async def recording(awaitable: Awaitable[Any], timeout: float | None) -> Any:
+        waits.append(timeout)
+        return await wait_for(awaitable, timeout)
+
+    monkeypatch.setattr(asyncio, "wait_for", recording)
+
+    async def test() -> None:
+        agent_end, client_end = memory_transport_pair()
+        connection = acp.connect_to_agent(Client(), client_end)
+        UpdateReceiver().attach(connection, process=ExitingProcess())
+        await agent_end.close()
+        for _ in range(100):
+            await asyncio.sleep(0)
+        with pytest.raises(AgentExitedError) as caught:
+            await connection.prompt(session_id="a", prompt=[acp.text_block("x")])
+        assert (caught.value.returncode, caught.value.pid) == (3, 4343)
+        assert str(caught.value) == "session/prompt: the agent process 4343 exited with status 3"
+        await connection.close()
+
+    run(test)
+    assert 2.0 in waits
