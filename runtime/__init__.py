@@ -15,6 +15,11 @@ The JSON-RPC names a user of `acp_schema.vN.methods.METHODS` may annotate with: 
 
 All are loaded on first use, so `import acp_schema.v2` still imports neither pydantic nor
 msgspec until a model or Struct is used.
+
+`UnsupportedAcpError` is what importing `acp_schema.acp_bridge` raises when the installed
+`agent-client-protocol` is missing, outside the supported range, or cannot be imported. It
+lives here, where it imports without acp, so that the import can be guarded:
+`from acp_schema import UnsupportedAcpError` (it is an `ImportError` too).
 """
 
 from __future__ import annotations
@@ -30,8 +35,22 @@ if TYPE_CHECKING:
     from ._jsonrpc import MethodTable as MethodTable
     from ._jsonrpc import UnknownMethodError as UnknownMethodError
 
-__all__ = ["MISSING", "UNSET", "Decoded", "Method", "MethodTable", "UnknownMethodError"]
+__all__ = [
+    "MISSING",
+    "UNSET",
+    "Decoded",
+    "Method",
+    "MethodTable",
+    "UnknownMethodError",
+    "UnsupportedAcpError",
+]
 _JSONRPC = frozenset({"Decoded", "Method", "MethodTable", "UnknownMethodError"})
+
+
+class UnsupportedAcpError(ImportError):
+    """`acp_schema.acp_bridge` cannot run with the installed `agent-client-protocol`: it is
+    not installed, its version is outside the range the bridge supports, or it fails to
+    import. The message says which, in one line."""
 
 
 def __getattr__(name: str) -> Any:

@@ -13,11 +13,24 @@ On `session/prompt` for the parent session it delegates to a child session:
   `i2` in the parent, participants first, then chunks, then both references in a later
   metadata-only upsert; `o1`'s reference to `i1` arrives last of all;
 - a closing `agent_message_chunk` in the parent.
+
+Other prompts (the first text block) pick other turns, for the tests of what the client
+does with what a peer may send:
+
+- `mixed`: updates of every kind the receiver handles differently, in one sequence
+  (`MIXED`): kinds acp knows (sent with `send`), session messages, malformed ones, a kind
+  no one knows yet, one only acp reads, one only the bindings read; the malformed ones
+  are written as they are, through the bridge's raw writer. Each notification's `_meta`
+  carries its place in the sequence (`seq`), so the client can check the order.
+- `exit N` / `kill`: one session message, then the process ends with status N, or kills
+  itself with SIGKILL, without answering.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from typing import Any
 
 import acp
@@ -25,6 +38,7 @@ from acp.schema import InitializeResponse, NewSessionResponse, PromptResponse
 
 from acp_schema import v1
 from acp_schema.acp_bridge import send
+from acp_schema.acp_bridge._support import send_raw_notification
 
 PARENT = "sess-parent"
 CHILD = "sess-child"
@@ -64,8 +78,28 @@ class DelegatingAgent:
         return NewSessionResponse(session_id=PARENT)
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
-        await self.delegate(session_id)
+        words = prompt[0].text.split()
+        if words == ["mixed"]:
+            await self.mixed(session_id)
+        elif words[:1] in (["exit"], ["kill"]):
+            await send(self.connection, upsert("last-words"), session_id=session_id)
+            if words[0] == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            os._exit(int(words[1]))
+        else:
+            await self.delegate(session_id)
         return PromptResponse(stop_reason="end_turn")
+
+    async def mixed(self, session_id: str) -> None:
+        for seq, (how, update) in enumerate(MIXED):
+            if how == "send":  # a v1 model, through acp's session_update or written exactly
+                note = v1.SessionNotification.model_validate(
+                    {"sessionId": session_id, "update": update, "_meta": {"seq": seq}}
+                )
+                await send(self.connection, note)
+            else:  # written as it is, malformed or not
+                params = {"sessionId": session_id, "update": update, "_meta": {"seq": seq}}
+                await send_raw_notification(self.connection, "session/update", params)
 
     async def delegate(self, parent: str) -> None:
         conn = self.connection
@@ -88,6 +122,26 @@ class DelegatingAgent:
         await send(conn, upsert("i2", sender_message_id="o2"), session_id=parent)
         await send(conn, upsert("o1", recipient_message_id="i1"), session_id=parent)
         await send(conn, say("The subagent says all tests pass."), session_id=parent)
+
+
+TEXT = {"type": "text", "text": "x"}
+# (how it is sent, the update): "send" for `acp_bridge.send`, "raw" for exactly this value.
+MIXED: list[tuple[str, dict[str, Any]]] = [
+    ("send", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "a"}}),
+    ("send", {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Run the tests"}),
+    ("send", {"sessionUpdate": "session_message", "messageId": "o1", "senderSessionId": "p"}),
+    ("raw", {"sessionUpdate": "session_message", "messageId": 5}),
+    ("send", {"sessionUpdate": "session_message_chunk", "messageId": "o1", "content": TEXT}),
+    ("raw", {"sessionUpdate": "kind_from_2030", "detail": {"x": 1}}),
+    ("raw", {"sessionUpdate": "session_message_chunk", "content": TEXT}),
+    ("raw", {"sessionUpdate": "session_message_chunk", "messageId": "o1", "content": "x"}),
+    ("send", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "b"}}),
+    ("raw", {"sessionUpdate": "usage_update", "used": "1", "size": 2}),
+    ("raw", {"sessionUpdate": "plan", "entries": None}),
+    ("send", {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"}),
+    ("raw", {"sessionUpdate": "usage_update", "used": float("nan"), "size": 2}),
+    ("send", {"sessionUpdate": "session_message_chunk", "messageId": "o1", "content": TEXT}),
+]
 
 
 if __name__ == "__main__":

@@ -12,22 +12,35 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 acp = pytest.importorskip("acp", reason="agent-client-protocol (the acp extra) is not installed")
 
 from acp._transport import memory_transport_pair  # noqa: E402
 from acp.agent.connection import AgentSideConnection  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
 
-from acp_schema import v1  # noqa: E402
-from acp_schema.acp_bridge import UpdateReceiver, send  # noqa: E402
+import acp_schema  # noqa: E402
+from acp_schema import UnsupportedAcpError, v1  # noqa: E402
+from acp_schema.acp_bridge import (  # noqa: E402
+    AgentExitedError,
+    OnUpdate,
+    ReceivedUpdate,
+    UndecodableUpdate,
+    UpdateReceiver,
+    send,
+)
 from acp_schema.acp_bridge import _support as support  # noqa: E402
-from acp_schema.transcripts import TranscriptStore  # noqa: E402
+from acp_schema.acp_bridge.undecodable import one_line, quoted  # noqa: E402
+from acp_schema.transcripts import MessageEntry, TranscriptStore  # noqa: E402
 from acp_schema.v1 import fast  # noqa: E402
 
 ACP_ERROR = "Unhandled error while handling notification"
+SEQUENCES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def run(test: Callable[[], Awaitable[None]]) -> None:
@@ -259,22 +272,215 @@ def test_every_update_reaches_the_application_and_acp_gets_the_kinds_it_knows(
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
-def test_what_the_bindings_refuse_is_acps_to_handle_as_before(
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def _assert_no_tracebacks(caplog: pytest.LogCaptureFixture) -> None:
+    assert [r.getMessage() for r in caplog.records if r.exc_info or r.exc_text] == []
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+# Params the bindings refuse, each with the field the report names and what it says there.
+MALFORMED = [
+    ({"sessionUpdate": "session_message", "messageId": 5}, "update.messageId", "valid string"),
+    (
+        {"sessionUpdate": "session_message_chunk", "messageId": "m", "content": "not a block"},
+        "update.content",
+        "an object",
+    ),
+    (
+        {"sessionUpdate": "session_message_chunk", "content": {"type": "text", "text": "x"}},
+        "update.messageId",
+        "Field required",
+    ),
+    (
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": ["x"]}},
+        "update.content.text",
+        "valid string",
+    ),
+    (  # the text the bindings read has a NaN token; JSON has none
+        {"sessionUpdate": "usage_update", "used": float("nan"), "size": 2},
+        "update.used",
+        "NaN is not JSON",
+    ),
+]
+
+
+def test_what_the_bindings_refuse_reaches_on_update_as_a_value_with_one_warning(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
 
     async def test() -> None:
         wired = Wired()
-        # a session message without its messageId: neither package takes it
-        await wired.agent_end.send(_update("a", {"sessionUpdate": "session_message"}))
+        for update, _, _ in MALFORMED:
+            await wired.agent_end.send(_update("a", update))
+        await wired.agent_end.send(_update("a", {"sessionUpdate": "kind_from_2030", "x": 1}))
+        await wired.agent_end.send(
+            {"jsonrpc": "2.0", "method": "session/update", "params": ["not", "an", "object"]}
+        )
         await settle()
-        assert wired.seen == []
+        values = [value for value, _ in wired.seen]
+        assert all(isinstance(value, UndecodableUpdate) for value in values)
+        assert [entry for _, entry in wired.seen] == [None] * len(values)
+        assert [v.params["update"] for v in values[:-1]] == [
+            *[update for update, _, _ in MALFORMED],
+            {"sessionUpdate": "kind_from_2030", "x": 1},
+        ]
+        for value, (update, field, problem) in zip(values, MALFORMED, strict=False):
+            assert isinstance(value.error, ValidationError)
+            assert value.error.error_count() == 1
+            assert (value.field, value.session_id, value.kind) == (
+                field,
+                "a",
+                update["sessionUpdate"],
+            )
+            assert problem in value.problem
+            assert not value.unknown_kind
+        newer, garbage = values[-2:]
+        assert newer.unknown_kind and newer.kind == "kind_from_2030"
+        assert newer.field == "update.sessionUpdate"
+        assert (garbage.field, garbage.session_id, garbage.kind) == ("params", None, None)
+        assert garbage.params == ["not", "an", "object"]
+        assert wired.client.updates == []  # acp's models refuse them all too
         await wired.connection.close()
 
     run(test)
-    errors = [r for r in caplog.records if r.getMessage().startswith(ACP_ERROR)]
-    assert len(errors) == 1  # acp's own report, as without the receiver
+    warnings = _warnings(caplog)
+    assert len(warnings) == len(MALFORMED) + 2  # one line per update
+    for line, (_sent, field, _) in zip(warnings, MALFORMED, strict=False):
+        assert line.startswith(
+            f"session/update for session 'a' not decoded by acp_schema.v1: {field}: "
+        )
+        assert line.endswith("; on_update gets it as an UndecodableUpdate")
+    assert "a kind acp_schema.v1 does not know ('kind_from_2030')" in warnings[-2]
+    assert "session ?" in warnings[-1] and ": params: " in warnings[-1]
+    assert all("\n" not in line for line in warnings)
+    _assert_no_tracebacks(caplog)
+
+
+def test_a_nan_is_named_where_it_is() -> None:
+    params = {
+        "sessionId": "a",
+        "update": {
+            "sessionUpdate": "usage_update",
+            "used": 1,
+            "size": 2,
+            "_meta": {"k": [float("nan")]},
+        },
+    }
+    value = UpdateReceiver().decode(params)
+    assert isinstance(value, UndecodableUpdate)
+    assert value.field == "update._meta.k.0"
+    assert "NaN" in value.problem
+
+
+def test_what_acp_reads_but_the_bindings_refuse_still_reaches_acp(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        # acp's models are lax (the string "1" for an integer); the bindings are exact.
+        update = {"sessionUpdate": "usage_update", "used": "1", "size": 2}
+        await wired.agent_end.send(_update("a", update))
+        await settle()
+        [(value, _entry)] = wired.seen
+        assert isinstance(value, UndecodableUpdate) and value.field == "update.used"
+        assert [(type(u).__name__, u.used) for u in wired.client.updates] == [("UsageUpdate", 1)]
+        await wired.connection.close()
+
+    run(test)
+    [warning] = _warnings(caplog)
+    assert "update.used: Input should be a JSON integer" in warning
+    _assert_no_tracebacks(caplog)
+
+
+def test_what_the_bindings_read_but_acp_refuses_is_reported_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        # The schema reads a `null` list as empty (default on null); acp's copy refuses it.
+        await wired.agent_end.send(_update("a", {"sessionUpdate": "plan", "entries": None}))
+        await settle()
+        [(value, _)] = wired.seen
+        assert isinstance(value, fast.SessionNotification | v1.SessionNotification)
+        assert value.update.session_update == "plan" and list(value.update.entries) == []
+        assert wired.client.updates == []
+        await wired.connection.close()
+
+    run(test)
+    [warning] = _warnings(caplog)
+    assert warning.startswith(
+        "session/update for session 'a' (plan) not read by agent-client-protocol"
+    )
+    assert "update.plan.entries: Input should be a valid list" in warning
+    assert warning.endswith("the Client's session_update does not get it, on_update does")
+    _assert_no_tracebacks(caplog)
+
+
+def test_params_json_text_cannot_hold_are_decoded_from_the_values() -> None:
+    receiver = UpdateReceiver()
+    lone = {"sessionId": "a", "update": {"sessionUpdate": "session_message", "messageId": "\ud800"}}
+    decoded = receiver.decode(lone)
+    assert isinstance(decoded, v1.SessionNotification)
+    assert decoded.update.message_id == "\ud800"
+    deep: Any = []
+    for _ in range(700):  # deeper than pydantic's JSON writer goes
+        deep = [deep]
+    nested = {
+        "sessionId": "a",
+        "update": {"sessionUpdate": "session_message", "messageId": "m", "_meta": {"k": deep}},
+    }
+    assert isinstance(receiver.decode(nested), v1.SessionNotification)
+    nested["update"]["messageId"] = 5
+    refused = receiver.decode(nested)
+    assert isinstance(refused, UndecodableUpdate) and refused.field == "update.messageId"
+
+
+def test_params_too_deep_for_the_interpreter_are_a_refusal_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The bindings decode any nesting the interpreter holds; should a decode still blow the
+    # stack, the update is an UndecodableUpdate like any other refusal, not an exception.
+    def too_deep(value: Any) -> Any:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(v1.SessionNotification, "model_validate", too_deep)
+    params = {
+        "sessionId": "a",
+        "update": {"sessionUpdate": "session_message", "messageId": "\ud800"},
+    }
+    value = UpdateReceiver().decode(params)
+    assert isinstance(value, UndecodableUpdate)
+    assert (value.field, value.problem) == ("params", "nested too deeply to decode")
+    assert value.params is params
+    assert value.error.title == "SessionNotification"
+    assert [e["type"] for e in value.error.errors()] == ["too_deep"]
+
+
+def test_the_report_stays_one_line_whatever_the_peer_sends(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        kind = "evil\nWARNING forged line\x1b[31m" + "x" * 10_000
+        await wired.agent_end.send(_update("s\n2", {"sessionUpdate": kind}))
+        await settle()
+        await wired.connection.close()
+
+    run(test)
+    [warning] = _warnings(caplog)
+    assert "\n" not in warning and "\x1b" not in warning
+    assert "'s\\n2'" in warning and "evil\\nWARNING" in warning
+    assert len(warning) < 700
 
 
 def test_requests_and_other_notifications_go_to_acp_untouched() -> None:
@@ -296,37 +502,165 @@ def test_requests_and_other_notifications_go_to_acp_untouched() -> None:
     run(test)
 
 
-def test_an_async_callback_is_awaited_in_order() -> None:
-    async def test() -> None:
-        order: list[str] = []
+# One update of each way the receiver handles one: (params' update, acp's Client gets it).
+WAYS = [
+    ({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "k"}}, True),
+    ({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Run"}, True),
+    ({"sessionUpdate": "session_message", "messageId": "o1"}, False),
+    (
+        {
+            "sessionUpdate": "session_message_chunk",
+            "messageId": "o1",
+            "content": {"type": "text", "text": "c"},
+        },
+        False,
+    ),
+    ({"sessionUpdate": "session_message", "messageId": 5}, False),  # malformed
+    ({"sessionUpdate": "kind_from_2030"}, False),  # unknown to both
+    ({"sessionUpdate": "usage_update", "used": "1", "size": 2}, True),  # only acp reads it
+    ({"sessionUpdate": "plan", "entries": None}, False),  # only the bindings read it
+]
 
-        async def on_update(notification: Any, entry: Any) -> None:
+
+class SlowClient:
+    """An acp Client whose `session_update` yields to the loop a given number of times."""
+
+    def __init__(self, pauses: list[int]) -> None:
+        self.pauses = pauses
+        self.started: list[int] = []
+        self.finished: list[int] = []
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        number = int(session_id)
+        self.started.append(number)
+        for _ in range(self.pauses[number]):
             await asyncio.sleep(0)
-            order.append(notification.update.message_id)
+        self.finished.append(number)
+
+
+@SEQUENCES
+@given(
+    script=st.lists(
+        st.tuples(st.sampled_from(range(len(WAYS))), st.integers(0, 6), st.integers(0, 6)),
+        min_size=1,
+        max_size=25,
+    ),
+    as_coroutine=st.booleans(),
+)
+def test_on_update_gets_every_update_once_in_wire_order(
+    script: list[tuple[int, int, int]], as_coroutine: bool
+) -> None:
+    """Whatever the Client's `session_update` and `on_update` await, and whichever way
+    each update goes (acp's router, the bindings only, refused), `on_update` sees the
+    updates once each, in the order they were sent; acp's Client gets those acp reads,
+    starting them in that order too."""
+
+    async def test() -> None:
+        seen: list[int] = []
+
+        def plain(value: Any, entry: Any) -> None:
+            seen.append(int(_session(value)))
+
+        async def coroutine(value: Any, entry: Any) -> None:
+            for _ in range(script[int(_session(value))][2]):
+                await asyncio.sleep(0)
+            seen.append(int(_session(value)))
+
+        agent_end, client_end = memory_transport_pair()
+        client = SlowClient([pauses for _, pauses, _ in script])
+        connection = acp.connect_to_agent(client, client_end)
+        UpdateReceiver(coroutine if as_coroutine else plain).attach(connection)
+        for number, (way, _, _) in enumerate(script):
+            await agent_end.send(_update(str(number), dict(WAYS[way][0])))
+        for _ in range(2000):
+            if len(seen) == len(script):
+                break
+            await asyncio.sleep(0)
+        for _ in range(200):  # let acp finish what it has (the Client may still pause)
+            await asyncio.sleep(0)
+        assert seen == list(range(len(script)))
+        to_acp = [number for number, (way, _, _) in enumerate(script) if WAYS[way][1]]
+        assert client.started == to_acp
+        assert sorted(client.finished) == to_acp
+        await connection.close()
+
+    logging.disable(logging.WARNING)  # the reports are tested above; here, the order
+    try:
+        run(test)
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def _session(value: Any) -> str:
+    return (
+        value.session_id if not isinstance(value, UndecodableUpdate) else value.params["sessionId"]
+    )
+
+
+def test_an_error_in_on_update_is_reported_and_holds_nothing_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        seen: list[str] = []
+
+        async def on_update(value: Any, entry: Any) -> None:
+            seen.append(str(value.update.message_id))
+            if value.update.message_id == "m1":
+                raise RuntimeError("the application's own bug")
 
         wired = Wired(on_update=on_update)
         for message_id in ("m1", "m2"):
             await wired.agent_end.send(
                 _update("a", {"sessionUpdate": "session_message", "messageId": message_id})
             )
+        known = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "k"}}
+        await wired.agent_end.send(_update("a", known))
         await settle()
-        assert order == ["m1", "m2"]
+        assert seen == ["m1", "m2", "UNSET"]  # the chunk has no messageId
+        assert len(wired.client.updates) == 1  # acp still got what it reads
+        await wired.connection.close()
+
+    wired_plain: list[str] = []
+
+    def failing(value: Any, entry: Any) -> None:
+        wired_plain.append(value.update.session_update)
+        raise RuntimeError("the application's own bug")
+
+    async def plain() -> None:
+        wired = Wired(on_update=failing)
+        known = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "k"}}
+        await wired.agent_end.send(_update("a", known))
+        await settle()
+        assert wired_plain == ["agent_message_chunk"]
+        assert len(wired.client.updates) == 1  # handed to acp before the error is raised
         await wired.connection.close()
 
     run(test)
+    run(plain)
+    # The application's errors are acp's to report, as an error of the Client's own
+    # handler is: with the traceback that shows where it happened.
+    errors = [r for r in caplog.records if r.getMessage().startswith(ACP_ERROR)]
+    assert len(errors) == 2
+    assert all(r.exc_info is not None and "own bug" in str(r.exc_info[1]) for r in errors)
 
 
 def test_a_receiver_attaches_once_and_takes_a_v1_store() -> None:
     async def test() -> None:
         wired = Wired()
-        with pytest.raises(ValueError, match="attached to this connection already"):
+        with pytest.raises(
+            ValueError, match=r"^an UpdateReceiver is attached to this connection already$"
+        ):
             UpdateReceiver().attach(wired.connection)
         with pytest.raises(TypeError, match="expected an acp ClientSideConnection"):
             UpdateReceiver().attach(object())
         await wired.connection.close()
 
     run(test)
-    with pytest.raises(ValueError, match="must be a v1 store"):
+    with pytest.raises(
+        ValueError, match=r"^acp speaks ACP v1: the store must be a v1 store, not v2$"
+    ):
         UpdateReceiver(store=TranscriptStore("v2"))
 
 
@@ -409,7 +743,343 @@ def test_importing_the_adapter_with_another_acp_fails_with_the_reason(tmp_path: 
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last == (
-        "acp_schema.acp_bridge._support.UnsupportedAcpError: acp_schema.acp_bridge supports "
+        "acp_schema.UnsupportedAcpError: acp_schema.acp_bridge supports "
         "agent-client-protocol >=0.12.0,<0.13, found 0.13.0: install a supported version "
         "or an acp-schema that supports it"
     )
+
+
+GUARDED_IMPORT = """
+from acp_schema import UnsupportedAcpError
+try:
+    from acp_schema import acp_bridge
+except UnsupportedAcpError as error:
+    print("caught:", error)
+else:
+    print("imported", acp_bridge.ACP_VERSION)
+"""
+
+
+def _guarded_import(path: Path) -> str:
+    # `path` first; then the PYTHONPATH this test runs with, which may pick the acp to test
+    search = os.pathsep.join(filter(None, [str(path), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, "-c", GUARDED_IMPORT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": search},
+        check=True,
+    )
+    assert done.stderr == ""
+    return done.stdout.strip()
+
+
+def test_the_version_error_is_caught_by_its_own_name(tmp_path: Path) -> None:
+    # `UnsupportedAcpError` imports from the package root, which needs no acp, so the
+    # import of the bridge can be guarded with it (it is an ImportError too).
+    record = tmp_path / "agent_client_protocol-0.13.0.dist-info"
+    record.mkdir()
+    (record / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: agent-client-protocol\nVersion: 0.13.0\n"
+    )
+    assert _guarded_import(tmp_path).startswith("caught: acp_schema.acp_bridge supports ")
+    assert issubclass(UnsupportedAcpError, ImportError)
+    assert UnsupportedAcpError is acp_schema.UnsupportedAcpError
+
+
+def test_an_acp_that_fails_to_import_is_the_same_error(tmp_path: Path) -> None:
+    # The right version on record, but its package broken (a half-finished install).
+    (tmp_path / "acp").mkdir()
+    (tmp_path / "acp" / "__init__.py").write_text("raise ImportError('half\\ninstalled')\n")
+    assert _guarded_import(tmp_path) == (
+        f"caught: agent-client-protocol {support.ACP_VERSION} is installed but cannot be "
+        "imported: half installed"
+    )
+
+
+def test_a_missing_version_library_is_the_same_error(tmp_path: Path) -> None:
+    (tmp_path / "packaging").mkdir()
+    (tmp_path / "packaging" / "__init__.py").write_text("raise ImportError('no packaging')\n")
+    assert _guarded_import(tmp_path) == (
+        "caught: acp_schema.acp_bridge needs the packaging library to check the version of "
+        "agent-client-protocol: pip install 'acp-schema[acp]'"
+    )
+
+
+def test_with_a_supported_acp_the_guarded_import_imports() -> None:
+    assert _guarded_import(Path("/nonexistent")) == f"imported {support.ACP_VERSION}"
+
+
+# --- the value, its report, and the receiver's edges ------------------------------------------
+
+
+def _refused(update: Any, session_id: Any = "a") -> UndecodableUpdate:
+    value = UpdateReceiver().decode({"sessionId": session_id, "update": update})
+    assert isinstance(value, UndecodableUpdate)
+    return value
+
+
+def test_an_undecodable_update_is_a_frozen_value_of_the_public_type() -> None:
+    import dataclasses
+
+    value = _refused({"sessionUpdate": "session_message", "messageId": 5})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.params = {}  # type: ignore[misc]
+    decoded = UpdateReceiver().decode(
+        {"sessionId": "a", "update": {"sessionUpdate": "session_message", "messageId": "m"}}
+    )
+    assert isinstance(value, ReceivedUpdate) and isinstance(decoded, ReceivedUpdate)
+    assert not isinstance(decoded, UndecodableUpdate)
+    assert get_args(OnUpdate)[0] == [ReceivedUpdate, MessageEntry | None]
+
+
+def test_a_store_handed_an_undecodable_update_says_so() -> None:
+    # The receiver keeps refusals from its store; an application that hands one on gets
+    # an error naming the value's type, and the store is unchanged.
+    store = TranscriptStore("v1")
+    value = _refused({"sessionUpdate": "session_message", "messageId": 5})
+    with pytest.raises(TypeError, match=r"not UndecodableUpdate$"):
+        store.apply(value)  # type: ignore[arg-type]
+    assert list(store.transcripts()) == []
+
+
+@pytest.mark.parametrize(
+    ("update", "unknown"),
+    [
+        ({"sessionUpdate": "kind_from_2030"}, True),
+        ({"sessionUpdate": 5}, False),  # a tag that is no string: malformed
+        ({"messageId": "m"}, False),  # no tag at all
+        (  # an unknown tag deeper down (a content block type) is no unknown update kind
+            {"sessionUpdate": "agent_message_chunk", "content": {"type": "video"}},
+            False,
+        ),
+        ({"sessionUpdate": "kind_from_2030", "x": 1}, True),
+    ],
+)
+def test_only_an_unknown_update_kind_is_one(update: Any, unknown: bool) -> None:
+    assert _refused(update).unknown_kind is unknown
+
+
+def test_the_report_counts_the_other_problems() -> None:
+    one = _refused({"sessionUpdate": "session_message", "messageId": 5})
+    assert one.describe() == (
+        "session/update for session 'a' not decoded by acp_schema.v1: update.messageId: "
+        "Input should be a valid string; on_update gets it as an UndecodableUpdate"
+    )
+    two = _refused({"sessionUpdate": "session_message", "messageId": 5}, session_id=7)
+    assert two.error.error_count() == 2 and two.session_id is None
+    assert two.describe() == (
+        "session/update for session ? not decoded by acp_schema.v1: sessionId: "
+        "Input should be a valid string (and 1 more); on_update gets it as an "
+        "UndecodableUpdate"
+    )
+    newer = _refused({"sessionUpdate": "kind_from_2030"})
+    assert newer.describe() == (
+        "session/update for session 'a' not decoded by acp_schema.v1: update.sessionUpdate: "
+        "a kind acp_schema.v1 does not know ('kind_from_2030'); on_update gets it as an "
+        "UndecodableUpdate"
+    )
+
+
+def test_peer_text_in_a_report_is_escaped_and_cut_at_200_characters() -> None:
+    # A problem that quotes the peer's text (an unknown content type) ...
+    sneaky = _refused(
+        {"sessionUpdate": "agent_message_chunk", "content": {"type": "vi\ndeo\x1b[2J\u202e"}}
+    )
+    line = sneaky.describe()
+    assert line.isprintable()
+    assert "vi\\ndeo\\x1b[2J\\u202e" in line
+    # ... and the peer's strings, quoted: up to 200 characters whole, then cut.
+    assert one_line("x" * 200) == "x" * 200
+    assert one_line("x" * 201) == "x" * 200 + "..."
+    assert one_line("a\tb\x00") == "a\\tb\\x00"
+    assert quoted("y" * 200) == repr("y" * 200)
+    assert quoted("y" * 201) == repr("y" * 200 + "...")
+    assert quoted(None) == "?"
+
+
+def test_the_report_goes_to_the_bridges_logger(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        await wired.agent_end.send(_update("a", {"sessionUpdate": "kind_from_2030"}))
+        await settle()
+        await wired.connection.close()
+
+    run(test)
+    [record] = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert (record.name, record.levelno, record.exc_info) == (
+        "acp_schema.acp_bridge",
+        logging.WARNING,
+        None,
+    )
+
+
+def test_other_notifications_are_not_taken_for_updates(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+
+    async def test() -> None:
+        wired = Wired()
+        # a notification acp's router knows (unstable: it answers "method not found",
+        # which acp reports itself), and an extension notification
+        for method in ("elicitation/complete", "_vendor/ping"):
+            await wired.agent_end.send({"jsonrpc": "2.0", "method": method, "params": {}})
+        await settle()
+        assert wired.seen == []
+        await wired.connection.close()
+
+    run(test)
+    assert not [r for r in caplog.records if r.name == "acp_schema.acp_bridge"]
+
+
+def test_without_the_process_a_closed_connection_is_acps_error() -> None:
+    async def test() -> None:
+        wired = Wired()
+        await wired.agent_end.close()  # the agent's end goes away; no process to ask
+        for _ in range(100):
+            await asyncio.sleep(0)
+        with pytest.raises(ConnectionError) as caught:
+            await wired.connection.prompt(session_id="a", prompt=[acp.text_block("x")])
+        assert type(caught.value) is ConnectionError
+        assert str(caught.value) == "Connection closed"
+        await wired.connection.close()
+
+    run(test)
+
+
+def test_closing_the_connection_cancels_the_calls_still_running() -> None:
+    async def test() -> None:
+        ended: list[str] = []
+
+        class StuckClient:
+            async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+                await asyncio.sleep(30)
+
+        async def on_update(value: Any, entry: Any) -> None:
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                ended.append("cancelled")
+                raise
+
+        agent_end, client_end = memory_transport_pair()
+        connection = acp.connect_to_agent(StuckClient(), client_end)
+        UpdateReceiver(on_update).attach(connection)
+        known = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "k"}}
+        await agent_end.send(_update("a", known))
+        await settle()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        await connection.close()
+        # at once: nothing waits for the 30 s of either handler (acp's close swallows a
+        # timeout's cancellation, so the time is what tells)
+        assert loop.time() - started < 3
+        assert ended == ["cancelled"]
+
+    run(test)
+
+
+def test_an_error_about_the_whole_value_is_located_at_the_top() -> None:
+    from acp_schema.acp_bridge.undecodable import first_problem
+
+    try:
+        v1.SessionNotification.model_validate_json("[1]")
+    except ValidationError as error:
+        assert first_problem(error) == ("(top level)", "Input should be an object")
+    else:
+        raise AssertionError("a list is no SessionNotification")
+
+
+# --- a dying agent ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("returncode", "how"),
+    [
+        (0, "exited with status 0"),
+        (1, "exited with status 1"),
+        (-9, "was killed by signal 9 (SIGKILL)"),
+        (-15, "was killed by signal 15 (SIGTERM)"),
+        (-200, "was killed by signal 200"),  # no signal of that number
+    ],
+)
+def test_how_a_process_ended_is_said_plainly(returncode: int, how: str) -> None:
+    from acp_schema.acp_bridge.exits import how_it_ended
+
+    assert how_it_ended(returncode) == how
+    error = AgentExitedError("session/prompt", 42, returncode)
+    assert (error.method, error.pid, error.returncode) == ("session/prompt", 42, returncode)
+    assert str(error) == f"session/prompt: the agent process 42 {how}"
+
+
+class LivingProcess:
+    """A process that closed its output but does not exit (as far as the bridge can see)."""
+
+    pid = 4242
+    returncode = None
+
+    async def wait(self) -> int:
+        await asyncio.sleep(3600)
+        return 0
+
+
+def test_a_connection_closed_by_a_process_that_lives_on_is_acps_error() -> None:
+    # The bridge waits a bounded time (2 s) for an exit status, then leaves acp's error.
+    async def test() -> None:
+        agent_end, client_end = memory_transport_pair()
+        connection = acp.connect_to_agent(Client(), client_end)
+        UpdateReceiver().attach(connection, process=LivingProcess())
+        await agent_end.close()
+        for _ in range(100):
+            await asyncio.sleep(0)
+        with pytest.raises(ConnectionError) as caught:
+            await connection.prompt(session_id="a", prompt=[acp.text_block("x")])
+        assert type(caught.value) is ConnectionError  # not AgentExitedError: it did not exit
+        await connection.close()
+
+    run(test)
+
+
+class ExitingProcess:
+    """A process whose exit status comes a moment after its output closed."""
+
+    pid = 4343
+    returncode: int | None = None
+
+    async def wait(self) -> int:
+        await asyncio.sleep(0.05)
+        self.returncode = 3
+        return 3
+
+
+def test_the_bridge_waits_for_an_exit_status_that_comes_after_the_close(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The end of the agent's output usually comes just before its exit status: the bridge
+    # waits for it (two seconds at most, as docs/acp-sdk.md says) and names it.
+    waits: list[float | None] = []
+    wait_for = asyncio.wait_for
+
+    async def recording(awaitable: Awaitable[Any], timeout: float | None) -> Any:
+        waits.append(timeout)
+        return await wait_for(awaitable, timeout)
+
+    monkeypatch.setattr(asyncio, "wait_for", recording)
+
+    async def test() -> None:
+        agent_end, client_end = memory_transport_pair()
+        connection = acp.connect_to_agent(Client(), client_end)
+        UpdateReceiver().attach(connection, process=ExitingProcess())
+        await agent_end.close()
+        for _ in range(100):
+            await asyncio.sleep(0)
+        with pytest.raises(AgentExitedError) as caught:
+            await connection.prompt(session_id="a", prompt=[acp.text_block("x")])
+        assert (caught.value.returncode, caught.value.pid) == (3, 4343)
+        assert str(caught.value) == "session/prompt: the agent process 4343 exited with status 3"
+        await connection.close()
+
+    run(test)
+    assert 2.0 in waits

@@ -8,7 +8,8 @@ How a page marks its examples (docs/README conventions, checked here):
   when the page tells the reader to (`` `python client.py` ``), since it may need the others
   (an agent process that a client starts). Every other block runs on its own.
 - a ```` ```text ```` block right after a program (no other program in between) is what the
-  program prints, byte for byte; a program without one must print nothing on stderr and
+  program prints, byte for byte, after an optional first line `$ python NAME` (which also
+  tells the reader to run it); a program without one must print nothing on stderr and
   exit 0 all the same.
 - ```` ```python fragment ```` marks the code docs/migration.md shows around the codemod: what a
   migration starts from (written against the old bindings, which no longer type-check), what
@@ -69,9 +70,14 @@ def _examples() -> tuple[list[Example], list[tuple[Path, int, str]]]:
             assert info == "python", f"{page.name}:{line}: unknown fence ```{info}"
             named = NAMED.match(code)
             name = named.group(1) if named else f"{page.stem.replace('-', '_')}_{line}.py"
-            runs = named is None or f"`python {name}`" in text
             after = fences[index + 1] if index + 1 < len(fences) else None
             output = after.group(2) if after and after.group(1).strip() == "text" else None
+            # An output may start with the command that printed it (`$ python client.py`).
+            prompt = f"$ python {name}\n"
+            shown_run = output is not None and output.startswith(prompt)
+            if shown_run:
+                output = output[len(prompt) :]
+            runs = named is None or f"`python {name}`" in text or shown_run
             programs.append(Example(page, line, name.lower(), code, output, runs))
     return programs, illustrations
 

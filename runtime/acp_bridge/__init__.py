@@ -4,26 +4,39 @@ Install with `pip install 'acp-schema[acp]'`; docs/acp-sdk.md shows a whole agen
 
 - `send(conn, message, session_id=...)`: send any v1 session update or agent-side
   notification through an acp `AgentSideConnection`, kinds acp does not know included;
-- `UpdateReceiver(...).attach(conn)`: on an acp `ClientSideConnection`, every
-  `session/update` decoded by the bindings (fast path first), optionally applied to a
-  `TranscriptStore`; kinds acp knows still reach the Client's `session_update`;
+- `UpdateReceiver(on_update, store=...).attach(conn, process=...)`: on an acp
+  `ClientSideConnection`, every `session/update` exactly once and in wire order, decoded
+  by the bindings (fast path first) or, where they refuse it, as an `UndecodableUpdate`;
+  optionally applied to a `TranscriptStore`; what acp's own models read still reaches the
+  Client's `session_update`; with the agent's process, a request that fails because it
+  exited raises `AgentExitedError` with the exit status;
 - `to_acp` / `from_acp`: the same wire value as the other package's model.
 
-Importing this module checks the installed acp version (`SUPPORTED_ACP`).
+Importing this module checks the installed acp version (`SUPPORTED_ACP`) and raises
+`acp_schema.UnsupportedAcpError` (importable without acp) when it cannot run with it.
 """
 
-from ._support import ACP_VERSION, UnsupportedAcpError
+from acp_schema import UnsupportedAcpError
+
+from ._support import ACP_VERSION
 from ._support import SUPPORTED_TEXT as SUPPORTED_ACP
 from .convert import LossyConversionError, NoCounterpartError, from_acp, shared_definitions, to_acp
-from .receive import UpdateReceiver
+from .exits import AgentExitedError
+from .receive import Notification, OnUpdate, ReceivedUpdate, UpdateReceiver
 from .send import ACP_UPDATE_KINDS, send
+from .undecodable import UndecodableUpdate
 
 __all__ = [
     "ACP_UPDATE_KINDS",
     "ACP_VERSION",
     "SUPPORTED_ACP",
+    "AgentExitedError",
     "LossyConversionError",
     "NoCounterpartError",
+    "Notification",
+    "OnUpdate",
+    "ReceivedUpdate",
+    "UndecodableUpdate",
     "UnsupportedAcpError",
     "UpdateReceiver",
     "from_acp",

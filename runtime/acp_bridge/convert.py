@@ -23,13 +23,14 @@ from typing import Any, Literal, get_args, get_origin
 
 import msgspec
 from acp import schema as acp_models
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from acp_schema import v1
 from acp_schema._fast import FastStruct
 
-from ._support import ACP_VERSION
+from ._support import ACP_VERSION, acp_writes
 from .open_classes import open_class
+from .undecodable import first_problem
 
 __all__ = [
     "LossyConversionError",
@@ -43,7 +44,8 @@ __all__ = [
 # The modules that define the v1 classes (the generated models come in two parts).
 BINDINGS_MODULES = frozenset({"acp_schema.v1._models", "acp_schema.v1._notifications"})
 _ACP_MODULE = acp_models.__name__
-_BASES = frozenset({"BaseModel", "RootModel"})
+# acp.schema's own base class of its models, which is no definition.
+_NOT_DEFINITIONS = frozenset({"BaseModel"})
 
 
 class LossyConversionError(ValueError):
@@ -85,22 +87,39 @@ def acp_model_of(cls: type[BaseModel], wire: Any) -> BaseModel:
 
 
 def from_acp(acp_model: BaseModel) -> BaseModel:
-    """The `acp_schema.v1` model of an acp model with the same wire value (the keys the acp
-    model holds: fields it was given or decoded, and unknown keys `to_acp` kept). Where the
-    bindings' class of the definition is a union variant (`v1.TextContent` for acp's
-    `TextContent`), the value gains the variant's tag (`type: "text"`).
+    """The `acp_schema.v1` model of the wire value acp writes for an acp model: what acp
+    sends for it (acp's `serialize_params`: `None` fields and fields equal to their default
+    left out, unknown keys `to_acp` kept written), so a value built with acp's helpers
+    (`acp.start_tool_call(...)`, which sets unused fields to `None`) converts like the same
+    value decoded off the wire. Where the bindings' class of the definition is a union
+    variant (`v1.TextContent` for acp's `TextContent`), the value gains the variant's tag
+    (`type: "text"`).
 
     Raises `NoCounterpartError` for a definition the bindings lack, the bindings'
-    `ValidationError` when they refuse the value, and `LossyConversionError` when they would
-    read it differently (acp holds `null` where the schema reads it as an empty value).
+    `ValidationError` when they refuse that value (a required field acp holds as `None`,
+    which acp's writer leaves out), and `LossyConversionError` when they would read it
+    differently (a value the schema reads as omitted, for instance).
     """
     if not isinstance(acp_model, BaseModel) or not _is_acp_class(type(acp_model)):
         raise TypeError(f"from_acp converts acp.schema models, not {type(acp_model).__name__}")
-    wire = acp_model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    wire = acp_writes(acp_model)
     target = _counterpart(type(acp_model), wire, "acp_schema.v1")
-    if isinstance(wire, dict):  # the bindings' class may be the variant that carries a tag
-        wire = {**_tags(target), **wire}
-    result: BaseModel = target.model_validate(wire)
+    try:
+        result: BaseModel = target.model_validate(_tagged(target, wire))
+    except ValidationError as error:
+        # Refused as acp writes it, but perhaps not as acp holds it (a required field
+        # holding `None`, which acp's writer leaves out): then acp's writing loses it.
+        held = acp_model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        try:
+            target.model_validate(_tagged(target, held))
+        except ValidationError:
+            raise error from None
+        where, problem = first_problem(error)
+        raise LossyConversionError(
+            f"{_versions()} writes this {type(acp_model).__name__} in a form acp_schema.v1 "
+            f"refuses (acp leaves out null values and defaults): {where}: {problem}"
+        ) from None
+    wire = _tagged(target, wire)
     # The bindings read a few values their own way too (`null` for an object or list that
     # defaults on null, a value that defaults on error, ...).
     changed = _change(wire, result.model_dump(mode="json"))
@@ -109,6 +128,12 @@ def from_acp(acp_model: BaseModel) -> BaseModel:
             f"acp_schema.v1 cannot hold this {type(acp_model).__name__} as it is: {changed}"
         )
     return result
+
+
+def _tagged(target: type[BaseModel], wire: Any) -> Any:
+    """The value with the tags of the bindings' class, which may be the variant of a union
+    that carries a tag (`v1.TextContent` for acp's `TextContent`)."""
+    return {**_tags(target), **wire} if isinstance(wire, dict) else wire
 
 
 def acp_class(name: str) -> type[BaseModel]:
@@ -203,7 +228,7 @@ def _model_classes(
         and value.__module__ in modules
         and value.__name__ == name
         and not name.startswith("_")
-        and name not in _BASES
+        and name not in _NOT_DEFINITIONS
     }
 
 
@@ -216,14 +241,8 @@ def _counterpart(cls: type[BaseModel], wire: Any, side: str) -> type[BaseModel]:
     that the other side names, or the tagged subclass of it whose tags the value carries
     (most tags wins; a class whose tag the value contradicts is out)."""
     candidates = _candidates(cls, side)
-    if len(candidates) == 1:
-        return candidates[0][0]
-    best, best_score = candidates[0][0], -1
-    for candidate, tags in candidates:
-        score = _tag_score(tags, wire)
-        if score > best_score:
-            best, best_score = candidate, score
-    return best
+    # The first of the best: the class named like `cls` when the value carries no tag.
+    return max(candidates, key=lambda candidate: _tag_score(candidate[1], wire))[0]
 
 
 Candidates = tuple[tuple[type[BaseModel], tuple[tuple[str, Any], ...]], ...]
@@ -235,9 +254,8 @@ def _candidates(cls: type[BaseModel], side: str) -> Candidates:
     that add only tags; each with its tags (wire key, value)."""
     others = _acp_classes() if side == "acp" else _binding_classes()
     for base in cls.__mro__:
-        known = base.__module__ in BINDINGS_MODULES or base.__module__ == _ACP_MODULE
-        if not known or base.__name__ in _BASES:
-            continue  # pydantic's and the packages' own base classes are no definitions
+        if base.__module__ not in BINDINGS_MODULES and base.__module__ != _ACP_MODULE:
+            continue  # pydantic's and the bindings' base classes are no definitions
         found = others.get(base.__name__)
         if found is not None:
             family = (found, *_tagged_subclasses(found, others.values()))

@@ -9,11 +9,13 @@ models holding their open copies instead; an instance is accepted wherever acp w
 
 from __future__ import annotations
 
+import copy
 import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from acp import schema as acp_models
 from pydantic import BaseModel, ConfigDict, RootModel
+from pydantic.fields import FieldInfo
 
 __all__ = ["open_class"]
 
@@ -41,11 +43,26 @@ def open_class(cls: type[BaseModel]) -> type[BaseModel]:
         annotation = _opened(field.annotation)
         if annotation is not field.annotation:
             namespace["__annotations__"][name] = annotation
-            namespace[name] = field  # alias, default, discriminator and constraints
+            namespace[name] = _with_open_default(field)  # alias, discriminator, constraints
     opened: type[BaseModel] = types.new_class(
         cls.__name__, (cls,), exec_body=lambda body: body.update(namespace)
     )
     _OPEN[cls] = opened
+    return opened
+
+
+def _with_open_default(field: FieldInfo) -> FieldInfo:
+    """`field` itself, or a copy whose default (an instance of acp's class, such as
+    `AgentCapabilities.prompt_capabilities`) is the same value in the open class: the
+    open field does not accept an instance of acp's class, and a default that does not
+    equal the value a model holds is written out (`exclude_defaults`, as acp writes)."""
+    default = field.default
+    if not isinstance(default, BaseModel) or default.__class__.__module__ != _ACP_MODULE:
+        return field
+    opened = copy.copy(field)
+    opened.default = open_class(default.__class__).model_validate(
+        default.model_dump(by_alias=True, exclude_unset=True)
+    )
     return opened
 
 
