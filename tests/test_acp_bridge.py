@@ -424,12 +424,15 @@ def test_what_the_bindings_read_but_acp_refuses_is_reported_once(
     _assert_no_tracebacks(caplog)
 
 
-def test_params_json_text_cannot_hold_are_decoded_from_the_values() -> None:
+def test_params_json_text_cannot_hold_are_judged_from_the_values() -> None:
     receiver = UpdateReceiver()
+    # A lone surrogate is no JSON text, wherever it comes from (the bindings' one rule):
+    # a refusal the user sees, saying where, with the raw params kept.
     lone = {"sessionId": "a", "update": {"sessionUpdate": "session_message", "messageId": "\ud800"}}
-    decoded = receiver.decode(lone)
-    assert isinstance(decoded, v1.SessionNotification)
-    assert decoded.update.message_id == "\ud800"
+    refused_lone = receiver.decode(lone)
+    assert isinstance(refused_lone, UndecodableUpdate)
+    assert refused_lone.params == lone
+    assert "lone surrogate" in refused_lone.problem and "/update/messageId" in refused_lone.problem
     deep: Any = []
     for _ in range(700):  # deeper than pydantic's JSON writer goes
         deep = [deep]
