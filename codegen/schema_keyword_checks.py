@@ -216,9 +216,9 @@ class _TagIndex:
                 for i, theirs in members:
                     index.setdefault(tuple(theirs[k] for k in shared), i)
                 self._by_values[(names, shared)] = index
-            i = index.get(tuple(mine[k] for k in shared))
-            if i is not None and (best is None or i < best[0]):
-                best = (i, shared)
+            first = index.get(tuple(mine[k] for k in shared))
+            if first is not None and (best is None or first < best[0]):
+                best = (first, shared)
         return best
 
     def add(self, j: int, mine: dict[str, str]) -> None:
