@@ -333,13 +333,21 @@ class _Differ:
             self.keyword_rules.prose(a, b, at)
         old_null, a = split_null(a)
         new_null, b = split_null(b)
+        ref_a, ref_b = ref_of(a), ref_of(b)
+        if ref_a != ref_b:
+            # Null is one fact of the place, whichever side of a reference it is written
+            # on: judged once here, on both sides seen through their references.
+            old_behind, a_seen = split_null(merged(a, self.old))
+            new_behind, b_seen = split_null(merged(b, self.new))
+            old_null, new_null = old_null or old_behind, new_null or new_behind
+            if old_null != new_null and not accepts_null(b_seen if old_null else a_seen):
+                self.keyword_rules.nullability(at, removed=old_null, old=a_seen, new=b_seen)
+            seen = ((a_seen, old_null), (b_seen, new_null))
+            self.ref_changed(a, b, ref_a, ref_b, at, seen)
+            return
         # A side without the null alternative that constrains no type accepts null anyway.
         if old_null != new_null and not accepts_null(b if old_null else a):
             self.keyword_rules.nullability(at, removed=old_null, old=a, new=b)
-        ref_a, ref_b = ref_of(a), ref_of(b)
-        if ref_a != ref_b:
-            self.ref_changed(a, b, ref_a, ref_b, at)
-            return
         a, b = without_ref(a), without_ref(b)
         if self.union_rules.union(a, b, at):
             return
@@ -358,7 +366,13 @@ class _Differ:
         self.keyword_rules.others(a, b, at, skip_not=other_member)
 
     def ref_changed(
-        self, a: dict[str, Any], b: dict[str, Any], ref_a: str | None, ref_b: str | None, at: At
+        self,
+        a: dict[str, Any],
+        b: dict[str, Any],
+        ref_a: str | None,
+        ref_b: str | None,
+        at: At,
+        seen: tuple[tuple[dict[str, Any], bool], tuple[dict[str, Any], bool]],
     ) -> None:
         """A different $ref target (or inline <-> $ref): compare through the references.
 
@@ -373,8 +387,8 @@ class _Differ:
             for t in (old_target, new_target)
         )
         fields: dict[str, Any] = {
-            "old": ref_name(ref_a) if ref_a else "inline " + summary(a),
-            "new": ref_name(ref_b) if ref_b else "inline " + summary(b),
+            "old": ref_name(ref_a) if ref_a else _inline(a, seen[0][1]),
+            "new": ref_name(ref_b) if ref_b else _inline(b, seen[1][1]),
         }
         if not all(r is None or is_local_ref(r) for r in (ref_a, ref_b)):
             note = "a reference outside this document: not compared"
@@ -392,7 +406,7 @@ class _Differ:
         else:
             inner = _Differ(self.old, self.new, self.descriptions, self.through, self.depth)
             deeper = replace(at, chasing=at.chasing | {pair})
-            inner.compare(merged(a, self.old), merged(b, self.new), deeper)
+            inner.compare(seen[0][0], seen[1][0], deeper)  # their nullability: judged above
             verdicts = _fold(inner.changes)
             where = Change(at.definition, at.location, "").where
             self.through[key] = (where, verdicts)
@@ -417,6 +431,10 @@ class _Differ:
         differ = _Differ(self.old, self.new, descriptions=False, depth=self.depth + 1)
         differ.compare(a, b, at, other_member=other_member)
         return _fold(differ.changes)
+
+
+def _inline(node: dict[str, Any], nullable: bool) -> str:
+    return "inline " + summary(node) + (" | null" if nullable else "")
 
 
 def _fold(changes: Iterable[Change]) -> tuple[Compat, Compat, Compat]:
