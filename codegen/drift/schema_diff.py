@@ -115,6 +115,9 @@ class Change:
     api: Compat = COMPATIBLE
     codemod: str | None = None
     note: str = ""
+    # (definition, location) of the place where the changes behind this same reference
+    # switch are listed (`ref-changed` ... "as at"): they hold here too (`--impact`).
+    same_as: tuple[str, str] | None = field(default=None, compare=False)
 
     @property
     def where(self) -> str:
@@ -236,7 +239,8 @@ def diff_documents(
 # Where a switch between two references was first compared, and its worst verdicts; per
 # absorbing context, shared by every place that makes the same switch.
 _Through = dict[
-    tuple[tuple[str, str], str | None, str | None], tuple[str, tuple[Compat, Compat, Compat]]
+    tuple[tuple[str, str], str | None, str | None],
+    tuple[tuple[str, str], tuple[Compat, Compat, Compat]],
 ]
 
 
@@ -395,21 +399,22 @@ class _Differ:
             self.emit(at, "ref-changed", **fields, **all_unknown(), note=note)
             return
         notes = ["the field's class changes" if classes else "the Python type keeps its shape"]
+        same_as: tuple[str, str] | None = None
         verdicts: tuple[Compat, Compat, Compat] = (COMPATIBLE, COMPATIBLE, COMPATIBLE)
         pair = (ref_a or "inline " + dump(structure(a)), ref_b or "inline " + dump(structure(b)))
         key = (pair, at.old_absorbs, at.new_absorbs)
         if pair in at.chasing:
             notes.append("a cycle: compared further out")
         elif key in self.through:
-            first, verdicts = self.through[key]
+            same_as, verdicts = self.through[key]
+            first = Change(*same_as, "").where
             notes.append(f"through the reference: as at {first}")
         else:
             inner = _Differ(self.old, self.new, self.descriptions, self.through, self.depth)
             deeper = replace(at, chasing=at.chasing | {pair})
             inner.compare(seen[0][0], seen[1][0], deeper)  # their nullability: judged above
             verdicts = _fold(inner.changes)
-            where = Change(at.definition, at.location, "").where
-            self.through[key] = (where, verdicts)
+            self.through[key] = ((at.definition, at.location), verdicts)
             self.changes.extend(inner.changes)
             if inner.changes:
                 notes.append(f"through the reference: {len(inner.changes)} change(s), listed here")
@@ -421,6 +426,7 @@ class _Differ:
             new_reads_old=verdicts[1],
             api=worst([verdicts[2], BREAKING if classes else COMPATIBLE]),
             note="; ".join(notes),
+            same_as=same_as,
         )
 
     def scratch(

@@ -24,6 +24,8 @@ from acp_schema.migrations.resolution.bindings import Bindings
 from acp_schema.migrations.resolution.class_facts import CONSTRUCTING, ClassFacts
 from acp_schema.migrations.resolution.module_facts import METADATA, ModuleFacts
 
+from .targets import python_field
+
 UseKind = Literal[
     "import",
     "reference",
@@ -45,6 +47,7 @@ UseKind = Literal[
 ]
 NOTHING = object()  # no literal value shown
 _MAX_JSON_TEXT = 1 << 20  # JSON text in a string literal larger than this is not read
+_VALIDATING = frozenset({"model_validate", "model_validate_json"})
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,8 @@ class UseFinder(cst.CSTVisitor):
         elif isinstance(parent, cst.Attribute) and parent.value is node:
             kind: UseKind = "validate" if parent.attr.value in CONSTRUCTING else "reference"
             self._add(node, kind, cls)
+            if parent.attr.value in _VALIDATING:
+                self._validated(parent, cls)
         elif isinstance(parent, cst.MatchClass) and parent.cls is node:
             self._pattern(parent, cls)
         elif self._in_isinstance(node):
@@ -203,6 +208,40 @@ class UseFinder(cst.CSTVisitor):
             if arg.keyword is not None and arg.keyword.value in self.interest.fields:
                 value = self._literal(arg.value)
                 self._add(arg, "keyword", cls, field=arg.keyword.value, value=value)
+
+    def _validated(self, method: cst.Attribute, cls: str) -> None:
+        """`X.model_validate({...})` / `X.model_validate_json('{...}')` with the object
+        shown: judged as a constructor call with those keys (they validate the same)."""
+        assert self.facts is not None
+        call = self.facts.parent(method)
+        if not isinstance(call, cst.Call) or call.func is not method or not call.args:
+            return
+        shown = call.args[0].value
+        keys: dict[str, Any] = {}
+        spread = False
+        if isinstance(shown, cst.Dict):
+            for element in shown.elements:
+                key = string_value(element.key) if isinstance(element, cst.DictElement) else None
+                if key is None:
+                    spread = True
+                elif isinstance(element, cst.DictElement):
+                    keys[key] = self._literal(element.value)
+        else:
+            text = string_value(shown)
+            try:
+                parsed = json.loads(text) if text is not None and len(text) < _MAX_JSON_TEXT else 0
+            except (ValueError, RecursionError):
+                return
+            if not isinstance(parsed, dict):
+                return
+            keys = parsed
+        if not keys and not spread and not isinstance(shown, cst.Dict):
+            return
+        names = frozenset(keys) | frozenset(python_field(k) for k in keys)
+        self._add(call, "call", cls, names=names, open=spread)
+        for key, value in keys.items():
+            if key in self.interest.fields:
+                self._add(call.args[0], "keyword", cls, field=python_field(key), value=value)
 
     def _pattern(self, pattern: cst.MatchClass, cls: str) -> None:
         self._add(pattern, "pattern", cls)
