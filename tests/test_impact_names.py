@@ -1,0 +1,53 @@
+"""Names `--impact` resolves as `migrate` does (`migrations/resolution`): aliases made by
+assignment in a facade, in the module itself or in a function, and a name only the
+module's own star import binds (attack on issue 28, findings 3 and 4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .test_impact import _impacts, _run, _tree
+from .test_impact import schemas as schemas  # the fixture: OLD -> NEW of test_impact
+
+
+def test_aliases_by_assignment_and_own_star_import(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _tree(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/facade.py": "import mybind as bound\n\nLocation = bound.Loc\n",
+            "app/facade2.py": "from mybind import Loc\n\nPlace = Loc\n",
+            "app/use.py": (
+                "from app import facade2\n"
+                "from app.facade import Location\n"
+                "from mybind import Loc\n"
+                "\n"
+                "Same = Loc\n"
+                "\n"
+                "def f() -> None:\n"
+                "    Location(path='/a', line=0)\n"
+                "    Same(path='/a', line=0)\n"
+                "    Local = facade2.Place\n"
+                "    Local(path='/a', line=0)\n"
+                "    Twice = Loc\n"
+                "    Twice = int\n"
+                "    Twice(path='/a', line=0)\n"  # two assignments: no class shown
+            ),
+            "app/star.py": "from mybind import *\n\nLoc(path='/a', line=0)\n",
+            "app/shadow.py": (
+                "from mybind import *\n\nclass Loc:\n    pass\n\nLoc(path='/a', line=0)\n"
+            ),
+        },
+    )
+    code, out, _ = _run(schemas, tree, capsys, "--format", "json")
+    assert code == 0
+    assert _impacts(out) == [
+        ("star.py", 3, "breaks", "Loc.line"),
+        ("use.py", 8, "breaks", "Loc.line"),
+        ("use.py", 9, "breaks", "Loc.line"),
+        ("use.py", 11, "breaks", "Loc.line"),
+    ]
