@@ -17,10 +17,12 @@ FORMATS = ("text", "json", "markdown", "github")
 
 # `--fail-on` with `--impact`: a listed place hit by a change of this class. Notes never
 # fail; `any` is any place that breaks or may break.
+# An `unknown` place (the receiver's class is not shown) fails only `any`.
+_JUDGED = ("breaks", "may break")
 FAIL_ON: Mapping[str, Callable[[Impact], bool]] = {
-    "api": lambda i: i.change_class == "api" and i.degree != "note",
-    "wire": lambda i: i.change_class == "wire" and i.degree != "note",
-    "breaking": lambda i: i.change_class in ("api", "wire") and i.degree != "note",
+    "api": lambda i: i.change_class == "api" and i.degree in _JUDGED,
+    "wire": lambda i: i.change_class == "wire" and i.degree in _JUDGED,
+    "breaking": lambda i: i.change_class in ("api", "wire") and i.degree in _JUDGED,
     "any": lambda i: i.degree != "note",
 }
 
@@ -37,6 +39,7 @@ def summary(scan: Scan) -> dict[str, Any]:
         "places": len(impacts),
         "breaks": degrees["breaks"],
         "may_break": degrees["may break"],
+        "unknown": degrees["unknown"],
         "notes": degrees["note"],
         "files_with_places": len({i.path for i in impacts}),
         "scanned": status["scanned"],
@@ -61,7 +64,8 @@ def totals(scan: Scan) -> str:
     counts = summary(scan)
     return (
         f"{counts['places']} place(s) in {counts['files_with_places']} file(s): "
-        f"{counts['breaks']} break, {counts['may_break']} may break, {counts['notes']} note(s); "
+        f"{counts['breaks']} break, {counts['may_break']} may break, "
+        f"{counts['unknown']} unknown, {counts['notes']} note(s); "
         f"{counts['scanned']} file(s) scanned, {counts['skipped']} with nothing in reach, "
         f"{counts['failed']} failed"
     )
@@ -125,7 +129,12 @@ def _markdown(scan: Scan, old: str, new: str) -> list[str]:
     return lines
 
 
-_LEVELS: dict[str, Level] = {"breaks": "error", "may break": "warning", "note": "notice"}
+_LEVELS: dict[str, Level] = {
+    "breaks": "error",
+    "may break": "warning",
+    "unknown": "notice",
+    "note": "notice",
+}
 
 
 def _github(impact: Impact) -> str:

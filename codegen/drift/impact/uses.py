@@ -23,6 +23,8 @@ from acp_schema.migrations.framework.syntax import chain, string_value
 from acp_schema.migrations.resolution.bindings import Bindings
 from acp_schema.migrations.resolution.class_facts import CONSTRUCTING, ClassFacts
 from acp_schema.migrations.resolution.module_facts import METADATA, ModuleFacts
+from acp_schema.migrations.resolution.type_evidence import TypeOracle
+from acp_schema.migrations.resolution.value_evidence import ValueEvidence
 
 from .targets import python_field
 
@@ -60,6 +62,7 @@ class Use:
     value: Any = NOTHING  # the literal value the code shows, if any
     names: frozenset[str] = frozenset()  # keywords passed, keys written, members tested
     open: bool = False  # `**kwargs` / `**spread` / a fallback branch
+    unshown: bool = False  # a read or write on a receiver whose class the code does not show
 
 
 class Interest:
@@ -90,8 +93,11 @@ class UseFinder(cst.CSTVisitor):
         resolve: Callable[[str], str | None],
         module_name: str | None,
         package: str | None,
+        bindings: tuple[str, ...] = (),
     ) -> None:
         self.interest = interest
+        self.bindings = Bindings.with_extra(bindings)
+        self.evidence: ValueEvidence | None = None
         self.resolve_name = resolve
         self.module_name = module_name
         self.package = package
@@ -99,13 +105,16 @@ class UseFinder(cst.CSTVisitor):
         self.module: cst.Module | None = None
         self.facts: ModuleFacts | None = None
         self.classes: ClassFacts | None = None
+        self.any_class: ClassFacts | None = None
 
     # --- setting up --------------------------------------------------------------------
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
-        self.facts = ModuleFacts(node, self, Bindings(), self.module_name, self.package)
+        self.facts = ModuleFacts(node, self, self.bindings, self.module_name, self.package)
         self.classes = ClassFacts(self.facts, self._class)
+        self.any_class = ClassFacts(self.facts, self.resolve_name)  # any bindings class
+        self.evidence = None  # built on the first receiver whose class is not shown
 
     def _class(self, qualified: str) -> str | None:
         found = self.resolve_name(qualified)
@@ -258,10 +267,13 @@ class UseFinder(cst.CSTVisitor):
         if field not in self.interest.fields:
             return
         found = self.classes.instance_of(node.value)
+        parent = self.facts.parent(node)
         if found is None:
+            if not attr.startswith("with_") and not self._never_bindings(node.value):
+                kind: UseKind = "write" if _stored(self.facts, node) else "read"
+                self._add(node.attr, kind, field=field, unshown=True)
             return
         cls = found.rpartition(".")[2]
-        parent = self.facts.parent(node)
         if attr.startswith("with_"):
             value = NOTHING
             if isinstance(parent, cst.Call) and parent.func is node and len(parent.args) == 1:
@@ -276,6 +288,21 @@ class UseFinder(cst.CSTVisitor):
             self._add(node.attr, "write", cls, field=field, value=value)
         else:
             self._add(node.attr, "read", cls, field=field)
+
+    def _never_bindings(self, receiver: cst.BaseExpression) -> bool:
+        """Whether the code proves `receiver` is no class of the bindings (a builtin, a
+        literal, the application's own class without bindings bases, ...): the evidence
+        `migrate` uses for "never a chunk" (`value_evidence`), asked of every class."""
+        assert self.facts is not None and self.any_class is not None
+        if self.any_class.instance_of(receiver) is not None:
+            return True  # the code shows a bindings class no change touches here
+        if self.evidence is None:
+            oracle = TypeOracle(self.bindings, any_binding=True)
+            self.evidence = ValueEvidence(self.facts, oracle)
+        try:
+            return self.evidence.holds(receiver).other
+        except RecursionError:
+            return False
 
     # --- wire shapes: dicts, JSON text, method names -----------------------------------
 
