@@ -106,6 +106,8 @@ def judge(path: str, uses: Iterable[Use], targets: Targets) -> list[Impact]:
             if verdict is None:
                 continue
             degree, message = verdict
+            if use.guard and degree == "breaks":
+                degree, message = "may break", f"{message} (guarded: {use.guard})"
             out.append(
                 Impact(
                     path,

@@ -26,6 +26,7 @@ from acp_schema.migrations.resolution.module_facts import METADATA, ModuleFacts
 from acp_schema.migrations.resolution.type_evidence import TypeOracle
 from acp_schema.migrations.resolution.value_evidence import ValueEvidence
 
+from .guards import guarded
 from .targets import python_field
 
 UseKind = Literal[
@@ -63,6 +64,7 @@ class Use:
     names: frozenset[str] = frozenset()  # keywords passed, keys written, members tested
     open: bool = False  # `**kwargs` / `**spread` / a fallback branch
     unshown: bool = False  # a read or write on a receiver whose class the code does not show
+    guard: str = ""  # why the code may never run it as written (`guards.guarded`)
 
 
 class Interest:
@@ -128,9 +130,10 @@ class UseFinder(cst.CSTVisitor):
         return found.rpartition(".")[2] if found is not None else None
 
     def _add(self, node: cst.CSTNode, kind: UseKind, cls: str = "", **fields: Any) -> None:
-        assert self.facts is not None
+        assert self.facts is not None and self.module is not None
         line, column = self.facts.position(node)
-        self.uses.append(Use(line, column, kind, cls, **fields))
+        guard = guarded(self.facts, self.module, node, kind, self._name)
+        self.uses.append(Use(line, column, kind, cls, guard=guard, **fields))
 
     # --- imports -----------------------------------------------------------------------
 
