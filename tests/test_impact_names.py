@@ -51,3 +51,30 @@ def test_aliases_by_assignment_and_own_star_import(
         ("use.py", 9, "breaks", "Loc.line"),
         ("use.py", 11, "breaks", "Loc.line"),
     ]
+
+
+def test_comprehensions_over_an_annotated_list_show_the_class(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _tree(
+        tmp_path,
+        {
+            "app/loops.py": (
+                "from mybind import Loc\n"
+                "\n"
+                "def f(locs: list[Loc]) -> None:\n"
+                "    for loc in locs:\n"
+                "        loc.line = 0\n"
+                "    [loc.with_line(0) for loc in locs]\n"
+                "    any(loc.with_line(0) for loc in locs)\n"
+                "    {loc.path: loc.with_line(0) for loc in locs}\n"
+            )
+        },
+    )
+    _, out, _ = _run(schemas, tree, capsys, "--format", "json")
+    assert [(line, degree) for _, line, degree, _ in _impacts(out)] == [
+        (5, "may break"),
+        (6, "may break"),
+        (7, "may break"),
+        (8, "may break"),
+    ]

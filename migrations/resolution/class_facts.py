@@ -7,8 +7,9 @@ the code shows it: a constructor call (`ToolCallLocation(...)`), a `model_valida
 `model_construct` call of the class, a builder or `model_copy` call on an instance, an
 annotation (`loc: ToolCallLocation`, `X | None`, `Optional[X]`), an enclosing
 `if isinstance(x, X)` or an earlier `assert isinstance(x, X)` in the same block, a `match`
-class pattern on the subject or its `as` capture, a `for` loop over a name annotated
-`list[X]` (or another container of X), or a name assigned once from any of these.
+class pattern on the subject or its `as` capture, a `for` loop or a comprehension's `for`
+over a name annotated `list[X]` (or another container of X), or a name assigned once from
+any of these.
 Anything else names no class: the impact report then speaks of what may break.
 """
 
@@ -119,7 +120,7 @@ class ClassFacts:
             assign = self.facts.parent(holder)
             if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
                 return self.instance_of(assign.value, depth + 1)
-        if isinstance(holder, cst.For) and holder.target is node:
+        if isinstance(holder, cst.For | cst.CompFor) and holder.target is node:
             return self._items_of(holder.iter)
         return None
 
