@@ -5,8 +5,13 @@ compared (the attack on issue 28, findings 2 and 16)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from acp_schema.cli import main
 from acp_schema.codegen.drift.schema_diff import Change, diff_documents
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -82,3 +87,30 @@ def test_disjoint_types_do_not_compare_bounds() -> None:
     old = doc(M=holder({"type": "string", "maxLength": 3}))
     new = doc(M=holder({"type": "integer", "minimum": 1}))
     assert [c.kind for c in changes_at(old, new, "M.id")] == ["type-changed"]
+
+
+def test_a_loop_of_references_is_refused_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = tmp_path / "a.json"
+    plain.write_text(json.dumps(doc(A={"type": "object"})), encoding="utf-8")
+    loop = tmp_path / "loop.json"
+    looped = doc(A={"$ref": "#/$defs/B"}, B={"allOf": [{"$ref": "#/$defs/A"}]})
+    loop.write_text(json.dumps(looped), encoding="utf-8")
+    assert main(["diff", str(plain), str(loop)]) == 2
+    err = capsys.readouterr().err
+    assert "refers to itself before describing any part of a value" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--jobs", "0"], ["--format", "yaml"], ["--fail-on", "bogus"], ["--max-file-size", "0"]],
+)
+def test_diff_usage_errors_are_one_line(
+    extra: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["diff", "v1", "v2", "--impact", str(tmp_path), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("acp-schema diff: error: argument ")
+    assert len(err.strip().splitlines()) == 1

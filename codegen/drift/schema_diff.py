@@ -55,7 +55,7 @@ from ..schema_check import (
     json_type,
     parse_schema_file,
 )
-from ..schema_refs import Index, check_refs
+from ..schema_refs import Index, check_cycles, check_refs
 from .diff_bindings import binding_homes
 from .diff_keywords import KeywordRules
 from .diff_objects import CODEMODS, ObjectRules
@@ -180,7 +180,7 @@ def read_document(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[st
 
     Raises SchemaError when the file is unreadable, not JSON, or not a schema the diff can
     walk (top level not an object, a definition that is not a schema, a ``$ref`` into
-    ``$defs`` that does not resolve). The full Draft 2020-12 check is ``acp-schema schema
+    ``$defs`` that does not resolve, a loop of references that describes no value). The full Draft 2020-12 check is ``acp-schema schema
     check``; it costs more than the whole diff, so it is not repeated here.
     """
     doc, duplicates = parse_schema_file(path)
@@ -214,6 +214,8 @@ def _walkable(doc: object) -> list[Problem]:
             problems.append(Problem(pointer, f"$ref must be a string, got {ref!r}"))
         elif isinstance(ref, str) and is_local_ref(ref):
             problems += check_refs(index, pointer, {"$ref": ref})
+    if not problems:  # a loop of references describes no value: nothing to compare
+        problems += check_cycles(index, subschemas)
     return sorted(set(problems))
 
 
