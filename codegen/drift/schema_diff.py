@@ -180,8 +180,9 @@ def read_document(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[st
 
     Raises SchemaError when the file is unreadable, not JSON, or not a schema the diff can
     walk (top level not an object, a definition that is not a schema, a ``$ref`` into
-    ``$defs`` that does not resolve, a loop of references that describes no value). The full Draft 2020-12 check is ``acp-schema schema
-    check``; it costs more than the whole diff, so it is not repeated here.
+    ``$defs`` that does not resolve, a loop of references that describes no value). The
+    full Draft 2020-12 check is ``acp-schema schema check``; it costs more than the whole
+    diff, so it is not repeated here.
     """
     doc, duplicates = parse_schema_file(path)
     problems = _walkable(doc)
