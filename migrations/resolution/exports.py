@@ -134,8 +134,8 @@ def _record(exports: Exports, module: str, package: str | None, tree: ast.Module
         elif _is_alias(node):  # `Chunk = acp.SessionMessageChunk`: a re-export by assignment
             assert isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
             head, _, rest = _dotted(node.value).partition(".")
-            source = explicit.get(head, f"{module}.{head}")
-            explicit[node.targets[0].id] = f"{source}.{rest}" if rest else source
+            origin = explicit.get(head, f"{module}.{head}")
+            explicit[node.targets[0].id] = f"{origin}.{rest}" if rest else origin
         elif isinstance(node, ast.ImportFrom):
             source = import_source(node, package)
             if source is None:

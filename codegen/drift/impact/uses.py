@@ -11,7 +11,6 @@ decided in `judge`.
 
 from __future__ import annotations
 
-import ast
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from acp_schema.migrations.resolution.type_evidence import TypeOracle
 from acp_schema.migrations.resolution.value_evidence import ValueEvidence
 
 from .guards import guarded
+from .literals import MAX_JSON_TEXT, NOTHING, literal, shown_object
 from .targets import python_field
 
 UseKind = Literal[
@@ -48,8 +48,6 @@ UseKind = Literal[
     "method",
     "chain",
 ]
-NOTHING = object()  # no literal value shown
-_MAX_JSON_TEXT = 1 << 20  # JSON text in a string literal larger than this is not read
 _VALIDATING = frozenset({"model_validate", "model_validate_json"})
 
 
@@ -187,7 +185,7 @@ class UseFinder(cst.CSTVisitor):
                 self._validated(parent, cls)
         elif isinstance(parent, cst.MatchClass) and parent.cls is node:
             self._pattern(parent, cls)
-        elif self._in_isinstance(node):
+        elif _in_isinstance(self.facts, node):
             self._add(node, "isinstance", cls)
         elif isinstance(parent, cst.Arg) and isinstance(self.facts.parent(parent), cst.ClassDef):
             self._add(node, "subclass", cls)
@@ -195,22 +193,6 @@ class UseFinder(cst.CSTVisitor):
             self._add(node, "annotation", cls)
         else:
             self._add(node, "reference", cls)
-
-    def _in_isinstance(self, node: cst.CSTNode) -> bool:
-        assert self.facts is not None
-        current = self.facts.parent(node)
-        if isinstance(current, cst.Element):  # isinstance(x, (A, B))
-            current = self.facts.parent(self.facts.parent(current) or current)
-        if not isinstance(current, cst.Arg):
-            return False
-        call = self.facts.parent(current)
-        return (
-            isinstance(call, cst.Call)
-            and isinstance(call.func, cst.Name)
-            and call.func.value in ("isinstance", "issubclass")
-            and len(call.args) == 2
-            and call.args[1] is current
-        )
 
     def _call(self, call: cst.Call, cls: str) -> None:
         keywords = frozenset(a.keyword.value for a in call.args if a.keyword is not None)
@@ -224,31 +206,14 @@ class UseFinder(cst.CSTVisitor):
     def _validated(self, method: cst.Attribute, cls: str) -> None:
         """`X.model_validate({...})` / `X.model_validate_json('{...}')` with the object
         shown: judged as a constructor call with those keys (they validate the same)."""
-        assert self.facts is not None
+        assert self.facts is not None and self.module is not None
         call = self.facts.parent(method)
         if not isinstance(call, cst.Call) or call.func is not method or not call.args:
             return
-        shown = call.args[0].value
-        keys: dict[str, Any] = {}
-        spread = False
-        if isinstance(shown, cst.Dict):
-            for element in shown.elements:
-                key = string_value(element.key) if isinstance(element, cst.DictElement) else None
-                if key is None:
-                    spread = True
-                elif isinstance(element, cst.DictElement):
-                    keys[key] = self._literal(element.value)
-        else:
-            text = string_value(shown)
-            try:
-                parsed = json.loads(text) if text is not None and len(text) < _MAX_JSON_TEXT else 0
-            except (ValueError, RecursionError):
-                return
-            if not isinstance(parsed, dict):
-                return
-            keys = parsed
-        if not keys and not spread and not isinstance(shown, cst.Dict):
+        found = shown_object(self.module, call.args[0].value)
+        if found is None:
             return
+        keys, spread = found
         names = frozenset(keys) | frozenset(python_field(k) for k in keys)
         self._add(call, "call", cls, names=names, open=spread)
         for key, value in keys.items():
@@ -341,7 +306,7 @@ class UseFinder(cst.CSTVisitor):
         if value in self.interest.methods:
             self._add(node, "method", field=value)
         text = value.strip()
-        if text.startswith("{") and len(text) <= _MAX_JSON_TEXT and self.interest.tag_keys:
+        if text.startswith("{") and len(text) <= MAX_JSON_TEXT and self.interest.tag_keys:
             try:
                 parsed = json.loads(text)
             except (ValueError, RecursionError):
@@ -409,20 +374,25 @@ class UseFinder(cst.CSTVisitor):
     # --- literals ----------------------------------------------------------------------
 
     def _literal(self, node: cst.BaseExpression) -> Any:
-        """The value of a literal the code shows (`0`, `-1`, `None`, `[]`, `{"a": 1}`),
-        else NOTHING."""
         assert self.module is not None
-        if isinstance(node, cst.List | cst.Tuple | cst.Set) and not any(
-            isinstance(e, cst.StarredElement) for e in node.elements
-        ):
-            # The items are shown even where their values are not: a size is known.
-            return [self._literal(e.value) for e in node.elements]
-        if isinstance(node, cst.Name | cst.Attribute | cst.Call):
-            return None if isinstance(node, cst.Name) and node.value == "None" else NOTHING
-        try:
-            return ast.literal_eval(self.module.code_for_node(node).strip())
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return NOTHING
+        return literal(self.module, node)
+
+
+def _in_isinstance(facts: ModuleFacts, node: cst.CSTNode) -> bool:
+    """Whether `node` is the class argument of `isinstance` / `issubclass`."""
+    current = facts.parent(node)
+    if isinstance(current, cst.Element):  # isinstance(x, (A, B))
+        current = facts.parent(facts.parent(current) or current)
+    if not isinstance(current, cst.Arg):
+        return False
+    call = facts.parent(current)
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value in ("isinstance", "issubclass")
+        and len(call.args) == 2
+        and call.args[1] is current
+    )
 
 
 def _alternatives(pattern: cst.MatchPattern) -> Iterator[cst.MatchPattern]:
