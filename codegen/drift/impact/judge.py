@@ -23,8 +23,9 @@ from typing import Any, Literal
 
 from ...generate.pipeline import IGNORED_KEYS
 from ..diff_verdicts import LOWER_BOUNDS
+from .literals import NOTHING
 from .targets import ChainTarget, Target, Targets
-from .uses import NOTHING, Use
+from .uses import Use
 
 Degree = Literal["breaks", "may break", "unknown", "note"]
 Verdict = tuple[Degree, str] | None
