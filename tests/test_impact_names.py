@@ -78,3 +78,32 @@ def test_comprehensions_over_an_annotated_list_show_the_class(
         (7, "may break"),
         (8, "may break"),
     ]
+
+
+def test_subclasses_of_a_bindings_class_are_followed(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _tree(
+        tmp_path,
+        {
+            "app/sub.py": (
+                "from mybind import Loc\n"
+                "\n"
+                "class Mine(Loc):\n"
+                "    pass\n"
+                "\n"
+                "class Deeper(Mine):\n"
+                "    line: int = 0\n"  # declared again: the subclass's own field
+                "\n"
+                "Mine(path='/a', line=0)\n"
+                "Mine(path='/a', line=0).with_line(0)\n"
+                "Deeper(path='/a', line=0)\n"
+            )
+        },
+    )
+    _, out, _ = _run(schemas, tree, capsys, "--format", "json")
+    assert [(line, degree) for _, line, degree, _ in _impacts(out)] == [
+        (9, "breaks"),
+        (10, "breaks"),
+        (10, "may break"),
+    ]

@@ -50,6 +50,26 @@ class ClassFacts:
                 return found
         return None
 
+    def subclassed(self, expr: cst.CSTNode, depth: int = 0) -> tuple[str, set[str]] | None:
+        """For a class of this module deriving from a bindings class (through classes of
+        this module too): that bindings class, and the names the subclasses declare in
+        their bodies (a field declared again is the subclass's own)."""
+        if not isinstance(expr, cst.Name) or depth > _MAX_DEPTH:
+            return None
+        assignment = self.facts.single_assignment(expr)
+        node = assignment.node if assignment is not None else None
+        if not isinstance(node, cst.ClassDef):
+            return None
+        declared = _declared_names(node)
+        for base in node.bases:
+            found = self.class_of(base.value)
+            if found is not None:
+                return found, declared
+            deeper = self.subclassed(base.value, depth + 1)
+            if deeper is not None:
+                return deeper[0], declared | deeper[1]
+        return None
+
     def annotated(self, annotation: cst.BaseExpression) -> str | None:
         """The class of `X`, `X | None`, `Optional[X]`, `"X"` is not read (a string)."""
         if isinstance(annotation, cst.BinaryOperation) and isinstance(
@@ -97,6 +117,9 @@ class ClassFacts:
         direct = self.class_of(func)
         if direct is not None:
             return direct
+        subclass = self.subclassed(func)
+        if subclass is not None:
+            return subclass[0]
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in CONSTRUCTING:
@@ -203,3 +226,22 @@ class ClassFacts:
                     if isinstance(small, cst.Assert):
                         found = self._isinstance(small.test, dotted) or found
         return None
+
+
+def _declared_names(node: cst.ClassDef) -> set[str]:
+    """Names a class body binds at its top: annotated or assigned attributes, methods."""
+    names: set[str] = set()
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            names.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets = (
+                    [small.target]
+                    if isinstance(small, cst.AnnAssign)
+                    else [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else []
+                )
+                names.update(t.value for t in targets if isinstance(t, cst.Name))
+    return names

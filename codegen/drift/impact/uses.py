@@ -172,6 +172,11 @@ class UseFinder(cst.CSTVisitor):
         cls = self._name(node)
         if cls is not None and not _is_binding_target(parent, node):
             self._reference(node, cls)
+        elif isinstance(parent, cst.Call) and parent.func is node:
+            assert self.classes is not None
+            subclass = self.classes.subclassed(node)  # `class Mine(X)`, then `Mine(...)`
+            if subclass is not None:
+                self._call(parent, subclass[0].rpartition(".")[2], subclass[1])
 
     def _reference(self, node: cst.CSTNode, cls: str) -> None:
         assert self.facts is not None
@@ -194,14 +199,16 @@ class UseFinder(cst.CSTVisitor):
         else:
             self._add(node, "reference", cls)
 
-    def _call(self, call: cst.Call, cls: str) -> None:
+    def _call(self, call: cst.Call, cls: str, own: set[str] | frozenset[str] = frozenset()) -> None:
+        """A constructor call (of a subclass declaring the fields `own` of its own)."""
         keywords = frozenset(a.keyword.value for a in call.args if a.keyword is not None)
         spread = any(a.star for a in call.args)
         self._add(call, "call", cls, names=keywords, open=spread)
         for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in self.interest.fields:
+            name = arg.keyword.value if arg.keyword is not None else None
+            if name is not None and name in self.interest.fields and name not in own:
                 value = self._literal(arg.value)
-                self._add(arg, "keyword", cls, field=arg.keyword.value, value=value)
+                self._add(arg, "keyword", cls, field=name, value=value)
 
     def _validated(self, method: cst.Attribute, cls: str) -> None:
         """`X.model_validate({...})` / `X.model_validate_json('{...}')` with the object
