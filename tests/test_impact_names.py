@@ -107,3 +107,27 @@ def test_subclasses_of_a_bindings_class_are_followed(
         (10, "breaks"),
         (10, "may break"),
     ]
+
+
+def test_a_function_annotated_to_return_the_class_shows_it(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = _tree(
+        tmp_path,
+        {
+            "app/make.py": (
+                "from mybind import Loc\n"
+                "\n"
+                "def make() -> Loc:\n"
+                "    return Loc(path='/a')\n"
+                "\n"
+                "async def later() -> Loc:\n"
+                "    return Loc(path='/a')\n"
+                "\n"
+                "make().with_line(0)\n"
+                "later().with_line(0)\n"  # a coroutine, not a Loc: not judged as one
+            )
+        },
+    )
+    _, out, _ = _run(schemas, tree, capsys, "--format", "json")
+    assert [(line, degree) for _, line, degree, _ in _impacts(out)] == [(9, "may break")]

@@ -4,7 +4,8 @@ for any class of the bindings (`facts.Facts` answers the same for the chunk alon
 A class is named when the expression's qualified names resolve into a bindings module,
 through facades and vendored copies (`exports.Exports`). An instance is only claimed when
 the code shows it: a constructor call (`ToolCallLocation(...)`), a `model_validate*` or
-`model_construct` call of the class, a builder or `model_copy` call on an instance, an
+`model_construct` call of the class, a builder or `model_copy` call on an instance, a
+call of a function of the same module annotated to return the class, an
 annotation (`loc: ToolCallLocation`, `X | None`, `Optional[X]`), an enclosing
 `if isinstance(x, X)` or an earlier `assert isinstance(x, X)` in the same block, a `match`
 class pattern on the subject or its `as` capture, a `for` loop or a comprehension's `for`
@@ -120,6 +121,9 @@ class ClassFacts:
         subclass = self.subclassed(func)
         if subclass is not None:
             return subclass[0]
+        returned = self._returned(func)
+        if returned is not None:
+            return returned
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in CONSTRUCTING:
@@ -127,6 +131,19 @@ class ClassFacts:
             if method in COPYING or method.startswith("with_"):
                 return self.instance_of(func.value, depth + 1)
         return None
+
+    def _returned(self, func: cst.BaseExpression) -> str | None:
+        """The class a function of this module says it returns (`def make() -> X`), for a
+        plain function (a method's receiver is not followed); not awaited coroutines."""
+        if not isinstance(func, cst.Name):
+            return None
+        assignment = self.facts.single_assignment(func)
+        node = assignment.node if assignment is not None else None
+        if not isinstance(node, cst.FunctionDef) or node.returns is None:
+            return None
+        if node.asynchronous is not None:
+            return None  # the call gives a coroutine; `await f()` is not read here
+        return self.annotated(node.returns.annotation)
 
     def _declared(self, name: cst.Name, depth: int) -> str | None:
         assignment = self.facts.single_assignment(name)

@@ -49,10 +49,18 @@ def summary(scan: Scan) -> dict[str, Any]:
     }
 
 
+def _shown_path(path: str) -> str:
+    """A path on one line: control characters (a newline in a file name) escaped as
+    Python escapes them, so each place stays one line."""
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
 def line(impact: Impact) -> str:
     """`path:line:col: Definition.field kind: degree: what breaks here [codemod]`."""
     text = (
-        f"{impact.path}:{impact.line}:{impact.column}: {impact.where} {impact.kind}: "
+        f"{_shown_path(impact.path)}:{impact.line}:{impact.column}: {impact.where} {impact.kind}: "
         f"{impact.degree}: {impact.message}"
     )
     if impact.codemod:
@@ -111,6 +119,28 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _code(text: str) -> str:
+    """A Markdown code span that holds `text` whatever backticks it has (CommonMark: a
+    fence longer than any run inside, padded with spaces when it starts or ends with one)."""
+    longest = max((len(run) for run in _runs(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{_cell(text)}{pad}{fence}"
+
+
+def _runs(text: str) -> list[str]:
+    """The runs of backticks in `text`."""
+    out: list[str] = []
+    current = ""
+    for char in text:
+        if char == "`":
+            current += char
+        elif current:
+            out.append(current)
+            current = ""
+    return [*out, current] if current else out
+
+
 def _markdown(scan: Scan, old: str, new: str) -> list[str]:
     lines = [f"## Impact of {old} -> {new}", "", totals(scan) + "."]
     if not scan.impacts:
@@ -122,8 +152,9 @@ def _markdown(scan: Scan, old: str, new: str) -> list[str]:
     ]
     for i in scan.impacts:
         codemod = f"`{i.codemod}`" if i.codemod else ""
+        place = _code(f"{_shown_path(i.path)}:{i.line}:{i.column}")
         lines.append(
-            f"| `{_cell(i.path)}:{i.line}:{i.column}` | `{_cell(i.where)}` {i.kind} | "
+            f"| {place} | `{_cell(i.where)}` {i.kind} | "
             f"{i.degree} | {_cell(i.message)} | {codemod} |"
         )
     return lines
