@@ -15,7 +15,7 @@ def _scan(*paths: str) -> Scan:
         Impact(p, 1, 26, "Gone", "definition-removed", "breaks", "api", "import", "gone")
         for p in paths
     ]
-    files = [FileOutcome(Path(p), "scanned", [i]) for p, i in zip(paths, impacts)]
+    files = [FileOutcome(Path(p), "scanned", [i]) for p, i in zip(paths, impacts, strict=True)]
     return Scan(files, [], ["mybind"], [], [])
 
 
