@@ -103,7 +103,8 @@ class ModuleFacts:
         }
         if not isinstance(node, cst.Name) or depth > _MAX_ALIAS_HOPS:
             return names
-        aliased = self._aliased(node)
+        local = any(q.source is QualifiedNameSource.LOCAL for q in found)
+        aliased = self._aliased(node) if local else None  # an import is no alias to follow
         if aliased is not None:
             names |= self.qualified_names(aliased, depth + 1)
         elif not found and self.module_name and self._star_imports():
