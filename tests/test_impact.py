@@ -170,7 +170,7 @@ def test_formats(
     tree = _tree(tmp_path, {"use.py": "from mybind import Loc\nLoc(path='/a', line=0)\n"})
     _, text, _ = _run(schemas, tree, capsys)
     assert f"{tree / 'use.py'}:2:15: Loc.line constraint-changed: breaks: line=0 is outside" in text
-    assert "1 place(s) in 1 file(s): 1 break, 0 may break, 0 note(s)" in text
+    assert "1 place(s) in 1 file(s): 1 break, 0 may break, 0 unknown, 0 note(s)" in text
     _, github, _ = _run(schemas, tree, capsys, "--format", "github")
     assert github.startswith(f"::error file={tree / 'use.py'},line=2,col=16,title=")
     _, markdown, _ = _run(schemas, tree, capsys, "--format", "markdown")

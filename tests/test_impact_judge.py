@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from acp_schema.codegen.drift.impact.judge import Impact, judge
+from acp_schema.codegen.drift.impact.literals import NOTHING
 from acp_schema.codegen.drift.impact.targets import ChainTarget, Target, Targets
-from acp_schema.codegen.drift.impact.uses import NOTHING, Use
+from acp_schema.codegen.drift.impact.uses import Use
 from acp_schema.codegen.drift.schema_diff import Change
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from acp_schema.cli_common import EXIT_OK, EXIT_PROBLEMS, EXIT_UNUSABLE, command_error
 from acp_schema.cli_output import diagnostic, json_document
@@ -208,6 +208,12 @@ def register_diff(commands: Subparsers) -> None:
     )
     register_impact(diff)
     diff.set_defaults(func=_diff)
+    setattr(diff, "error", _one_line_error)  # noqa: B010 - argparse's hook for usage errors
+
+
+def _one_line_error(message: str) -> NoReturn:
+    """A usage error of `diff` in one line (argparse prints the whole usage block)."""
+    raise SystemExit(command_error("diff", f"error: {message} (see acp-schema diff --help)"))
 
 
 def register_impact(diff: argparse.ArgumentParser) -> None:

@@ -96,6 +96,12 @@ def _tokens(pointer: str) -> list[str]:
     return [unescape(t) for t in pointer.split("/")[1:]]
 
 
+def place(node: Any, pointer: str) -> str:
+    """The diff's location of a JSON pointer into a definition (`/properties/id/allOf/0`
+    -> `id`)."""
+    return _place(node, _tokens(pointer))
+
+
 def _place(node: Any, tokens: list[str]) -> str:
     """The diff's location (`result<title:Error>`, `items[]`) of a JSON pointer into `node`;
     the walk stops where `node` no longer has what the pointer names."""

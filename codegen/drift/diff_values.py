@@ -45,7 +45,7 @@ class ValueRules:
             api=BREAKING,
             note="; ".join(notes),
         )
-        return old is not None and new is not None and not (old & new)
+        return old is not None and new is not None and not (_numeric(old) & _numeric(new))
 
     def values(self, a: Mapping[str, Any], b: Mapping[str, Any], at: At) -> None:
         if "const" in a or "const" in b:
@@ -207,3 +207,9 @@ class ValueRules:
                 api=api,
                 note=note,
             )
+
+
+def _numeric(kinds: frozenset[str]) -> frozenset[str]:
+    """JSON types with integers counted as numbers: `integer` -> `number` still shares
+    values, so the bounds and values beside the types are compared too."""
+    return frozenset("number" if kind == "integer" else kind for kind in kinds)

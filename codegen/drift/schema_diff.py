@@ -55,7 +55,7 @@ from ..schema_check import (
     json_type,
     parse_schema_file,
 )
-from ..schema_refs import Index, check_refs
+from ..schema_refs import Index, check_cycles, check_refs
 from .diff_bindings import binding_homes
 from .diff_keywords import KeywordRules
 from .diff_objects import CODEMODS, ObjectRules
@@ -115,6 +115,9 @@ class Change:
     api: Compat = COMPATIBLE
     codemod: str | None = None
     note: str = ""
+    # (definition, location) of the place where the changes behind this same reference
+    # switch are listed (`ref-changed` ... "as at"): they hold here too (`--impact`).
+    same_as: tuple[str, str] | None = field(default=None, compare=False)
 
     @property
     def where(self) -> str:
@@ -177,8 +180,9 @@ def read_document(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[st
 
     Raises SchemaError when the file is unreadable, not JSON, or not a schema the diff can
     walk (top level not an object, a definition that is not a schema, a ``$ref`` into
-    ``$defs`` that does not resolve). The full Draft 2020-12 check is ``acp-schema schema
-    check``; it costs more than the whole diff, so it is not repeated here.
+    ``$defs`` that does not resolve, a loop of references that describes no value). The
+    full Draft 2020-12 check is ``acp-schema schema check``; it costs more than the whole
+    diff, so it is not repeated here.
     """
     doc, duplicates = parse_schema_file(path)
     problems = _walkable(doc)
@@ -211,6 +215,8 @@ def _walkable(doc: object) -> list[Problem]:
             problems.append(Problem(pointer, f"$ref must be a string, got {ref!r}"))
         elif isinstance(ref, str) and is_local_ref(ref):
             problems += check_refs(index, pointer, {"$ref": ref})
+    if not problems:  # a loop of references describes no value: nothing to compare
+        problems += check_cycles(index, subschemas)
     return sorted(set(problems))
 
 
@@ -236,7 +242,8 @@ def diff_documents(
 # Where a switch between two references was first compared, and its worst verdicts; per
 # absorbing context, shared by every place that makes the same switch.
 _Through = dict[
-    tuple[tuple[str, str], str | None, str | None], tuple[str, tuple[Compat, Compat, Compat]]
+    tuple[tuple[str, str], str | None, str | None],
+    tuple[tuple[str, str], tuple[Compat, Compat, Compat]],
 ]
 
 
@@ -333,13 +340,21 @@ class _Differ:
             self.keyword_rules.prose(a, b, at)
         old_null, a = split_null(a)
         new_null, b = split_null(b)
+        ref_a, ref_b = ref_of(a), ref_of(b)
+        if ref_a != ref_b:
+            # Null is one fact of the place, whichever side of a reference it is written
+            # on: judged once here, on both sides seen through their references.
+            old_behind, a_seen = split_null(merged(a, self.old))
+            new_behind, b_seen = split_null(merged(b, self.new))
+            old_null, new_null = old_null or old_behind, new_null or new_behind
+            if old_null != new_null and not accepts_null(b_seen if old_null else a_seen):
+                self.keyword_rules.nullability(at, removed=old_null, old=a_seen, new=b_seen)
+            seen = ((a_seen, old_null), (b_seen, new_null))
+            self.ref_changed(a, b, ref_a, ref_b, at, seen)
+            return
         # A side without the null alternative that constrains no type accepts null anyway.
         if old_null != new_null and not accepts_null(b if old_null else a):
             self.keyword_rules.nullability(at, removed=old_null, old=a, new=b)
-        ref_a, ref_b = ref_of(a), ref_of(b)
-        if ref_a != ref_b:
-            self.ref_changed(a, b, ref_a, ref_b, at)
-            return
         a, b = without_ref(a), without_ref(b)
         if self.union_rules.union(a, b, at):
             return
@@ -358,7 +373,13 @@ class _Differ:
         self.keyword_rules.others(a, b, at, skip_not=other_member)
 
     def ref_changed(
-        self, a: dict[str, Any], b: dict[str, Any], ref_a: str | None, ref_b: str | None, at: At
+        self,
+        a: dict[str, Any],
+        b: dict[str, Any],
+        ref_a: str | None,
+        ref_b: str | None,
+        at: At,
+        seen: tuple[tuple[dict[str, Any], bool], tuple[dict[str, Any], bool]],
     ) -> None:
         """A different $ref target (or inline <-> $ref): compare through the references.
 
@@ -373,29 +394,30 @@ class _Differ:
             for t in (old_target, new_target)
         )
         fields: dict[str, Any] = {
-            "old": ref_name(ref_a) if ref_a else "inline " + summary(a),
-            "new": ref_name(ref_b) if ref_b else "inline " + summary(b),
+            "old": ref_name(ref_a) if ref_a else _inline(a, seen[0][1]),
+            "new": ref_name(ref_b) if ref_b else _inline(b, seen[1][1]),
         }
         if not all(r is None or is_local_ref(r) for r in (ref_a, ref_b)):
             note = "a reference outside this document: not compared"
             self.emit(at, "ref-changed", **fields, **all_unknown(), note=note)
             return
         notes = ["the field's class changes" if classes else "the Python type keeps its shape"]
+        same_as: tuple[str, str] | None = None
         verdicts: tuple[Compat, Compat, Compat] = (COMPATIBLE, COMPATIBLE, COMPATIBLE)
         pair = (ref_a or "inline " + dump(structure(a)), ref_b or "inline " + dump(structure(b)))
         key = (pair, at.old_absorbs, at.new_absorbs)
         if pair in at.chasing:
             notes.append("a cycle: compared further out")
         elif key in self.through:
-            first, verdicts = self.through[key]
+            same_as, verdicts = self.through[key]
+            first = Change(*same_as, "").where
             notes.append(f"through the reference: as at {first}")
         else:
             inner = _Differ(self.old, self.new, self.descriptions, self.through, self.depth)
             deeper = replace(at, chasing=at.chasing | {pair})
-            inner.compare(merged(a, self.old), merged(b, self.new), deeper)
+            inner.compare(seen[0][0], seen[1][0], deeper)  # their nullability: judged above
             verdicts = _fold(inner.changes)
-            where = Change(at.definition, at.location, "").where
-            self.through[key] = (where, verdicts)
+            self.through[key] = ((at.definition, at.location), verdicts)
             self.changes.extend(inner.changes)
             if inner.changes:
                 notes.append(f"through the reference: {len(inner.changes)} change(s), listed here")
@@ -407,6 +429,7 @@ class _Differ:
             new_reads_old=verdicts[1],
             api=worst([verdicts[2], BREAKING if classes else COMPATIBLE]),
             note="; ".join(notes),
+            same_as=same_as,
         )
 
     def scratch(
@@ -417,6 +440,10 @@ class _Differ:
         differ = _Differ(self.old, self.new, descriptions=False, depth=self.depth + 1)
         differ.compare(a, b, at, other_member=other_member)
         return _fold(differ.changes)
+
+
+def _inline(node: dict[str, Any], nullable: bool) -> str:
+    return "inline " + summary(node) + (" | null" if nullable else "")
 
 
 def _fold(changes: Iterable[Change]) -> tuple[Compat, Compat, Compat]:

@@ -4,11 +4,13 @@ for any class of the bindings (`facts.Facts` answers the same for the chunk alon
 A class is named when the expression's qualified names resolve into a bindings module,
 through facades and vendored copies (`exports.Exports`). An instance is only claimed when
 the code shows it: a constructor call (`ToolCallLocation(...)`), a `model_validate*` or
-`model_construct` call of the class, a builder or `model_copy` call on an instance, an
+`model_construct` call of the class, a builder or `model_copy` call on an instance, a
+call of a function of the same module annotated to return the class, an
 annotation (`loc: ToolCallLocation`, `X | None`, `Optional[X]`), an enclosing
 `if isinstance(x, X)` or an earlier `assert isinstance(x, X)` in the same block, a `match`
-class pattern on the subject or its `as` capture, a `for` loop over a name annotated
-`list[X]` (or another container of X), or a name assigned once from any of these.
+class pattern on the subject or its `as` capture, a `for` loop or a comprehension's `for`
+over a name annotated `list[X]` (or another container of X), or a name assigned once from
+any of these.
 Anything else names no class: the impact report then speaks of what may break.
 """
 
@@ -47,6 +49,26 @@ class ClassFacts:
             found = self.resolve(qualified)
             if found is not None:
                 return found
+        return None
+
+    def subclassed(self, expr: cst.CSTNode, depth: int = 0) -> tuple[str, set[str]] | None:
+        """For a class of this module deriving from a bindings class (through classes of
+        this module too): that bindings class, and the names the subclasses declare in
+        their bodies (a field declared again is the subclass's own)."""
+        if not isinstance(expr, cst.Name) or depth > _MAX_DEPTH:
+            return None
+        assignment = self.facts.single_assignment(expr)
+        node = assignment.node if assignment is not None else None
+        if not isinstance(node, cst.ClassDef):
+            return None
+        declared = _declared_names(node)
+        for base in node.bases:
+            found = self.class_of(base.value)
+            if found is not None:
+                return found, declared
+            deeper = self.subclassed(base.value, depth + 1)
+            if deeper is not None:
+                return deeper[0], declared | deeper[1]
         return None
 
     def annotated(self, annotation: cst.BaseExpression) -> str | None:
@@ -96,6 +118,12 @@ class ClassFacts:
         direct = self.class_of(func)
         if direct is not None:
             return direct
+        subclass = self.subclassed(func)
+        if subclass is not None:
+            return subclass[0]
+        returned = self._returned(func)
+        if returned is not None:
+            return returned
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in CONSTRUCTING:
@@ -103,6 +131,19 @@ class ClassFacts:
             if method in COPYING or method.startswith("with_"):
                 return self.instance_of(func.value, depth + 1)
         return None
+
+    def _returned(self, func: cst.BaseExpression) -> str | None:
+        """The class a function of this module says it returns (`def make() -> X`), for a
+        plain function (a method's receiver is not followed); not awaited coroutines."""
+        if not isinstance(func, cst.Name):
+            return None
+        assignment = self.facts.single_assignment(func)
+        node = assignment.node if assignment is not None else None
+        if not isinstance(node, cst.FunctionDef) or node.returns is None:
+            return None
+        if node.asynchronous is not None:
+            return None  # the call gives a coroutine; `await f()` is not read here
+        return self.annotated(node.returns.annotation)
 
     def _declared(self, name: cst.Name, depth: int) -> str | None:
         assignment = self.facts.single_assignment(name)
@@ -119,7 +160,7 @@ class ClassFacts:
             assign = self.facts.parent(holder)
             if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
                 return self.instance_of(assign.value, depth + 1)
-        if isinstance(holder, cst.For) and holder.target is node:
+        if isinstance(holder, cst.For | cst.CompFor) and holder.target is node:
             return self._items_of(holder.iter)
         return None
 
@@ -202,3 +243,22 @@ class ClassFacts:
                     if isinstance(small, cst.Assert):
                         found = self._isinstance(small.test, dotted) or found
         return None
+
+
+def _declared_names(node: cst.ClassDef) -> set[str]:
+    """Names a class body binds at its top: annotated or assigned attributes, methods."""
+    names: set[str] = set()
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef):
+            names.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets = (
+                    [small.target]
+                    if isinstance(small, cst.AnnAssign)
+                    else [t.target for t in small.targets]
+                    if isinstance(small, cst.Assign)
+                    else []
+                )
+                names.update(t.value for t in targets if isinstance(t, cst.Name))
+    return names

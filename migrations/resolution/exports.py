@@ -127,7 +127,16 @@ def find_exports(files: Sequence[tuple[Path, bytes]], bindings: Sequence[str]) -
 def _record(exports: Exports, module: str, package: str | None, tree: ast.Module) -> None:
     explicit = exports.explicit.setdefault(module, {})
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom):
+        if isinstance(node, ast.Import):
+            for alias in node.names:  # `import a.b as c` binds c; `import a.b` binds a
+                bound = alias.asname or alias.name.partition(".")[0]
+                explicit[bound] = alias.name if alias.asname else bound
+        elif _is_alias(node):  # `Chunk = acp.SessionMessageChunk`: a re-export by assignment
+            assert isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+            head, _, rest = _dotted(node.value).partition(".")
+            origin = explicit.get(head, f"{module}.{head}")
+            explicit[node.targets[0].id] = f"{origin}.{rest}" if rest else origin
+        elif isinstance(node, ast.ImportFrom):
             source = import_source(node, package)
             if source is None:
                 continue
@@ -148,3 +157,23 @@ def _record(exports: Exports, module: str, package: str | None, tree: ast.Module
                     for e in value.elts
                     if isinstance(e, ast.Constant) and isinstance(e.value, str)
                 )
+
+
+def _is_alias(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id != "__all__"
+        and bool(_dotted(node.value))
+    )
+
+
+def _dotted(node: ast.expr) -> str:
+    """`a.b.C` as text; "" for anything but a plain dotted name."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    return ""

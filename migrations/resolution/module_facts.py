@@ -35,6 +35,7 @@ METADATA: tuple[ProviderT, ...] = (
     PositionProvider,
 )
 # Their names (`Any`, `Mapping`, `Protocol`) say nothing about what a value is not.
+_MAX_ALIAS_HOPS = 16  # aliases of aliases: more than code that names a class needs
 TYPING_MODULES = frozenset(
     {"typing", "typing_extensions", "collections", "abc", "builtins", "types"}
 )
@@ -58,6 +59,7 @@ class ModuleFacts:
         self.module_name = module_name
         self.package_name = package_name
         self._metadata = metadata
+        self._has_star: bool | None = None
 
     # --- plain metadata ----------------------------------------------------------------
 
@@ -87,14 +89,50 @@ class ModuleFacts:
         where: CodeRange | None = self._get(PositionProvider, node)
         return (where.start.line, where.start.column) if where else (0, 0)
 
-    def qualified_names(self, node: cst.CSTNode) -> set[str]:
-        """Qualified names of an imported or module-level name, relative imports resolved."""
+    def qualified_names(self, node: cst.CSTNode, depth: int = 0) -> set[str]:
+        """Qualified names of an imported or module-level name, relative imports resolved;
+        through an alias made by assignment (`Chunk = v2.SessionMessageChunk`, the one
+        assignment the name sees, in any scope), and for a name that only a star import
+        of this module can bind (`from acp_schema.v2 import *`), this module's name of it
+        (`app.use.SessionMessageChunk`, which the facades' resolution follows)."""
         found: Collection[QualifiedName] = self._get(QualifiedNameProvider, node) or ()
-        return {
+        names = {
             self.absolute(qname.name)
             for qname in found
             if qname.source is not QualifiedNameSource.BUILTIN
         }
+        if not isinstance(node, cst.Name) or depth > _MAX_ALIAS_HOPS:
+            return names
+        local = any(q.source is QualifiedNameSource.LOCAL for q in found)
+        aliased = self._aliased(node) if local else None  # an import is no alias to follow
+        if aliased is not None:
+            names |= self.qualified_names(aliased, depth + 1)
+        elif not found and self.module_name and self._star_imports():
+            access = self.access_of(node)
+            if access is not None and not access.referents:
+                names.add(f"{self.module_name}.{node.value}")
+        return names
+
+    def _aliased(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The dotted name that `name` was assigned from, when that is its one assignment."""
+        assignment = self.single_assignment(name)
+        target = assignment.node if assignment is not None else None
+        holder = self.parent(target) if isinstance(target, cst.Name) else None
+        assign = self.parent(holder) if isinstance(holder, cst.AssignTarget) else None
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            return None
+        value = assign.value
+        return value if isinstance(value, cst.Name | cst.Attribute) and chain(value) else None
+
+    def _star_imports(self) -> bool:
+        if self._has_star is None:
+            self._has_star = any(
+                isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+                for statement in self.module.body
+                if isinstance(statement, cst.SimpleStatementLine)
+                for small in statement.body
+            )
+        return self._has_star
 
     def is_builtin(self, node: cst.CSTNode) -> bool:
         """Whether a name is Python's builtin of that name (not shadowed)."""

@@ -169,8 +169,13 @@ STRUCTURAL_MODULES = frozenset({"typing", "typing_extensions", "abc", "numbers",
 class TypeOracle:
     """Answers for the classes and type expressions of one run (see module docstring)."""
 
-    def __init__(self, bindings: Bindings, run: RunModules | None = None) -> None:
+    def __init__(
+        self, bindings: Bindings, run: RunModules | None = None, *, any_binding: bool = False
+    ) -> None:
         self.bindings = bindings
+        # Asked whether a value may be any class of the bindings (`--impact`), not only
+        # the chunk: every bindings class then counts as "chunk" (may be one).
+        self.any_binding = any_binding
         self.run = run or RunModules()
         self._classes: dict[str, Holds] = {}
         # The module being migrated, read with `ast` only when a name of it is asked for.
@@ -209,6 +214,8 @@ class TypeOracle:
     def _of_class(self, qualified: str, depth: int) -> Holds:
         if self.bindings.class_module(qualified, CHUNK_CLASS) is not None:
             return Holds("chunk", f"`{qualified}` is the chunk class")
+        if self.any_binding and self.bindings.owner(qualified.rpartition(".")[0]) is not None:
+            return Holds("chunk", f"`{qualified}` is a bindings class")
         if qualified in OPEN_TYPES or depth > MAX_DEPTH:
             return UNKNOWN
         if qualified.startswith("builtins."):
@@ -243,8 +250,8 @@ class TypeOracle:
     def _class(self, node: ast.ClassDef, symbols: ModuleSymbols, depth: int) -> Holds:
         name = f"{symbols.name}.{node.name}"
         if self.bindings.owner(symbols.name) is not None:
-            if node.name == CHUNK_CLASS:
-                return Holds("chunk", f"`{name}` is the chunk class")
+            if node.name == CHUNK_CLASS or self.any_binding:
+                return Holds("chunk", f"`{name}` is the chunk class or a bindings class")
             return Holds("other", f"`{node.name}` is a bindings class, not the chunk")
         if node.name == CHUNK_CLASS or _tagged_chunk(node):
             return Holds("chunk", f"`{name}` is named or tagged as the chunk")

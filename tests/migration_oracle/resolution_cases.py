@@ -95,7 +95,21 @@ RESOLUTION_CASES: list[Case] = [
                 await conn.session_update("s1", SessionMessageChunk(message_id="m1", content=TextContent(text="x"), sender_session_id="s1"))
             """,
         },
-        "reported",
+        "equivalent",  # the star import is followed as the facades' are
+    ),
+    Case(
+        "alias-by-assignment-of-the-chunk",
+        {
+            "main.py": """
+            from acp_schema.v2 import SessionMessageChunk, TextContent
+
+            Chunk = SessionMessageChunk
+
+            async def main(conn):
+                await conn.session_update("s1", Chunk(message_id="m1", content=TextContent(text="x"), sender_session_id="s1"))
+            """,
+        },
+        "equivalent",
     ),
     Case(
         "star-reexport-through-a-facade",

@@ -23,10 +23,11 @@ from typing import Any, Literal
 
 from ...generate.pipeline import IGNORED_KEYS
 from ..diff_verdicts import LOWER_BOUNDS
+from .literals import NOTHING
 from .targets import ChainTarget, Target, Targets
-from .uses import NOTHING, Use
+from .uses import Use
 
-Degree = Literal["breaks", "may break", "note"]
+Degree = Literal["breaks", "may break", "unknown", "note"]
 Verdict = tuple[Degree, str] | None
 MIGRATE_COMMAND = "acp-schema migrate"
 
@@ -98,11 +99,16 @@ def judge(path: str, uses: Iterable[Use], targets: Targets) -> list[Impact]:
                     )
                 )
             continue
+        if use.unshown:
+            out.extend(_unshown(path, use, targets.targets))
+            continue
         for target in by_class.get(use.cls, ()):
             verdict = _verdict(use, target)
             if verdict is None:
                 continue
             degree, message = verdict
+            if use.guard and degree == "breaks":
+                degree, message = "may break", f"{message} (guarded: {use.guard})"
             out.append(
                 Impact(
                     path,
@@ -118,6 +124,29 @@ def judge(path: str, uses: Iterable[Use], targets: Targets) -> list[Impact]:
                 )
             )
     return sorted(set(out), key=Impact.sort_key)
+
+
+def _unshown(path: str, use: Use, targets: Iterable[Target]) -> Iterator[Impact]:
+    """A read or write of a field some change touches, on a receiver whose class the code
+    neither shows nor rules out: listed as `unknown`, with what it would mean."""
+    for target in targets:
+        if target.field is None or target.items or use.field != target.field:
+            continue
+        verdict = _FIELD_RULES[target.rule](use, target)
+        if verdict is None:
+            continue
+        yield Impact(
+            path,
+            use.line,
+            use.column,
+            target.where,
+            target.change.kind,
+            "unknown",
+            target.change_class,
+            use.kind,
+            f"the receiver's class is not shown; if it is a {target.cls}: {verdict[1]}",
+            target.change.codemod,
+        )
 
 
 def _verdict(use: Use, target: Target) -> tuple[Degree, str] | None:

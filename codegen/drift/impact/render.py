@@ -16,10 +16,12 @@ FORMATS = ("text", "json", "markdown", "github")
 
 # `--fail-on` with `--impact`: a listed place hit by a change of this class. Notes never
 # fail; `any` is any place that breaks or may break.
+# An `unknown` place (the receiver's class is not shown) fails only `any`.
+_JUDGED = ("breaks", "may break")
 FAIL_ON: Mapping[str, Callable[[Impact], bool]] = {
-    "api": lambda i: i.change_class == "api" and i.degree != "note",
-    "wire": lambda i: i.change_class == "wire" and i.degree != "note",
-    "breaking": lambda i: i.change_class in ("api", "wire") and i.degree != "note",
+    "api": lambda i: i.change_class == "api" and i.degree in _JUDGED,
+    "wire": lambda i: i.change_class == "wire" and i.degree in _JUDGED,
+    "breaking": lambda i: i.change_class in ("api", "wire") and i.degree in _JUDGED,
     "any": lambda i: i.degree != "note",
 }
 
@@ -36,6 +38,7 @@ def summary(scan: Scan) -> dict[str, Any]:
         "places": len(impacts),
         "breaks": degrees["breaks"],
         "may_break": degrees["may break"],
+        "unknown": degrees["unknown"],
         "notes": degrees["note"],
         "files_with_places": len({i.path for i in impacts}),
         "scanned": status["scanned"],
@@ -45,10 +48,18 @@ def summary(scan: Scan) -> dict[str, Any]:
     }
 
 
+def _shown_path(path: str) -> str:
+    """A path on one line: control characters (a newline in a file name) escaped as
+    Python escapes them, so each place stays one line."""
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
 def line(impact: Impact) -> str:
     """`path:line:col: Definition.field kind: degree: what breaks here [codemod]`."""
     text = (
-        f"{impact.path}:{impact.line}:{impact.column}: {impact.where} {impact.kind}: "
+        f"{_shown_path(impact.path)}:{impact.line}:{impact.column}: {impact.where} {impact.kind}: "
         f"{impact.degree}: {impact.message}"
     )
     if impact.codemod:
@@ -60,7 +71,8 @@ def totals(scan: Scan) -> str:
     counts = summary(scan)
     return (
         f"{counts['places']} place(s) in {counts['files_with_places']} file(s): "
-        f"{counts['breaks']} break, {counts['may_break']} may break, {counts['notes']} note(s); "
+        f"{counts['breaks']} break, {counts['may_break']} may break, "
+        f"{counts['unknown']} unknown, {counts['notes']} note(s); "
         f"{counts['scanned']} file(s) scanned, {counts['skipped']} with nothing in reach, "
         f"{counts['failed']} failed"
     )
@@ -106,6 +118,28 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _code(text: str) -> str:
+    """A Markdown code span that holds `text` whatever backticks it has (CommonMark: a
+    fence longer than any run inside, padded with spaces when it starts or ends with one)."""
+    longest = max((len(run) for run in _runs(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{_cell(text)}{pad}{fence}"
+
+
+def _runs(text: str) -> list[str]:
+    """The runs of backticks in `text`."""
+    out: list[str] = []
+    current = ""
+    for char in text:
+        if char == "`":
+            current += char
+        elif current:
+            out.append(current)
+            current = ""
+    return [*out, current] if current else out
+
+
 def _markdown(scan: Scan, old: str, new: str) -> list[str]:
     lines = [f"## Impact of {old} -> {new}", "", totals(scan) + "."]
     if not scan.impacts:
@@ -117,14 +151,20 @@ def _markdown(scan: Scan, old: str, new: str) -> list[str]:
     ]
     for i in scan.impacts:
         codemod = f"`{i.codemod}`" if i.codemod else ""
+        place = _code(f"{_shown_path(i.path)}:{i.line}:{i.column}")
         lines.append(
-            f"| `{_cell(i.path)}:{i.line}:{i.column}` | `{_cell(i.where)}` {i.kind} | "
+            f"| {place} | `{_cell(i.where)}` {i.kind} | "
             f"{i.degree} | {_cell(i.message)} | {codemod} |"
         )
     return lines
 
 
-_LEVELS: dict[str, Level] = {"breaks": "error", "may break": "warning", "note": "notice"}
+_LEVELS: dict[str, Level] = {
+    "breaks": "error",
+    "may break": "warning",
+    "unknown": "notice",
+    "note": "notice",
+}
 
 
 def _github(impact: Impact) -> str:

@@ -174,7 +174,7 @@ def scan_file(
     except ParseFailure as err:
         return FileOutcome(path, "failed", error=str(err))
     names = module_names(path)
-    finder = UseFinder(interest, exports.resolve, names.name, names.package)
+    finder = UseFinder(interest, exports.resolve, names.name, names.package, exports.bindings)
     try:
         cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(finder)
     except (RecursionError, MemoryError) as err:

@@ -21,7 +21,7 @@ from ...class_names import class_name
 from ..diff_bindings import binding_homes
 from ..diff_verdicts import COMPATIBLE, DEFAULT_ON_ERROR, LOWER_BOUNDS, UPPER_BOUNDS
 from ..schema_diff import ROOT, Change
-from ..schema_views import keyed_members, ref_name, ref_of, split_null
+from ..schema_views import join_location, keyed_members, ref_name, ref_of, split_null
 
 Rule = Literal[
     "gone",  # the class is no longer generated
@@ -179,6 +179,10 @@ class _Homes:
             node, hops = self.defs.get(ref_name(ref)), hops + 1
         return node
 
+    def nullable_at(self, definition: str, location: str) -> bool:
+        """Whether the place itself (not what it refers to) admits null."""
+        return split_null(self.node(definition, location, follow=False) or {})[0]
+
     def member_classes(self, definition: str, location: str) -> frozenset[str]:
         """The classes of the members of the union at a place."""
         node = self.node(definition, location)
@@ -221,7 +225,7 @@ def build_targets(
     homes = _Homes(old)
     new_homes = _Homes(new)
     out = Targets([], [], _tags(old), {})
-    for change in changes:
+    for change in spread(changes, homes):
         if change.kind in ADDITIONS:
             parent = _parent(change.location)
             out.chains.append(
@@ -247,6 +251,88 @@ def build_targets(
     gone = {t.cls for t in out.targets if t.rule == "gone"}
     out.targets = [t for t in out.targets if t.rule == "gone" or t.cls not in gone]
     return out
+
+
+def spread(changes: Sequence[Change], homes: _Homes) -> list[Change]:
+    """The changes, and each again at every place of the OLD schema that meets it
+    through a reference: a change of a definition that is no class (`RequestId` loses
+    null) at every field that refers to it; the changes the diff lists once behind a
+    reference switch (`ref-changed` ... "as at") at every place that makes the switch."""
+    out = list(changes)
+    known = {(c.definition, c.location, c.kind) for c in changes}
+
+    def add(change: Change, definition: str, location: str, how: str) -> None:
+        if (definition, location, change.kind) in known:
+            return
+        known.add((definition, location, change.kind))
+        note = "; ".join(n for n in (change.note, how) if n)
+        out.append(replace(change, definition=definition, location=location, note=note))
+
+    for switch in changes:
+        if switch.same_as is None:
+            continue
+        first_definition, first_location = switch.same_as
+        for change in changes:
+            rest = _below(change.location, first_location)
+            if change.definition == first_definition and rest is not None and change != switch:
+                how = f"as at {change.where}"
+                add(change, switch.definition, join_location(switch.location, rest), how)
+    referrers = _Referrers(homes)
+    # A place that refers elsewhere in NEW was compared on its own, both sides seen.
+    switched = [(c.definition, c.location) for c in changes if c.kind == "ref-changed"]
+    for change in list(out):
+        if change.kind in ("definition-removed", "definition-added", "binding-removed"):
+            continue
+        for definition, location in referrers.of(change.definition):
+            if change.kind == "nullable-removed" and homes.nullable_at(definition, location):
+                continue  # the place adds null of its own: None still passes there
+            if any(d == definition and _below(location, at) is not None for d, at in switched):
+                continue
+            how = f"through {change.definition}"
+            add(change, definition, join_location(location, change.location), how)
+    return out
+
+
+def _below(location: str, prefix: str) -> str | None:
+    """What follows `prefix` in `location` (`""` when equal), None when not below it."""
+    if location == prefix or not prefix:
+        return location[len(prefix) :]
+    if location.startswith(prefix) and location[len(prefix)] in ".<[":
+        return location[len(prefix) :].lstrip(".")
+    return None
+
+
+class _Referrers:
+    """The places of the OLD schema that refer to a definition that is no class (an
+    alias of a scalar, a union of scalars), followed through aliases of aliases."""
+
+    def __init__(self, homes: _Homes) -> None:
+        from ...schema_check import iter_subschemas
+        from ..diff_bindings import place
+
+        self.homes = homes
+        self.direct: dict[str, list[tuple[str, str]]] = {}
+        for definition in sorted(homes.defs):
+            for pointer, node in iter_subschemas(homes.defs[definition]):
+                ref = node.get("$ref")
+                if not isinstance(ref, str):
+                    continue
+                target = ref_name(ref)
+                if target in homes.defs and target != definition:
+                    where = place(homes.defs[definition], pointer)
+                    self.direct.setdefault(target, []).append((definition, where))
+
+    def of(self, definition: str, seen: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+        if definition in seen or _is_object(self.homes.node(definition, "")):
+            return []
+        if _members(self.homes.node(definition, "")) and self.homes.member_classes(definition, ""):
+            return []  # a union of classes: its members are met as classes
+        out: list[tuple[str, str]] = []
+        for referrer, location in self.direct.get(definition, []):
+            out.append((referrer, location))
+            if not location:
+                out += self.of(referrer, seen | {definition})
+        return out
 
 
 def _same_class_kind(change: Change, old: _Homes, new: _Homes) -> bool:

@@ -11,7 +11,6 @@ decided in `judge`.
 
 from __future__ import annotations
 
-import ast
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,6 +22,12 @@ from acp_schema.migrations.framework.syntax import chain, string_value
 from acp_schema.migrations.resolution.bindings import Bindings
 from acp_schema.migrations.resolution.class_facts import CONSTRUCTING, ClassFacts
 from acp_schema.migrations.resolution.module_facts import METADATA, ModuleFacts
+from acp_schema.migrations.resolution.type_evidence import TypeOracle
+from acp_schema.migrations.resolution.value_evidence import ValueEvidence
+
+from .guards import guarded
+from .literals import MAX_JSON_TEXT, NOTHING, literal, shown_object
+from .targets import python_field
 
 UseKind = Literal[
     "import",
@@ -43,8 +48,7 @@ UseKind = Literal[
     "method",
     "chain",
 ]
-NOTHING = object()  # no literal value shown
-_MAX_JSON_TEXT = 1 << 20  # JSON text in a string literal larger than this is not read
+_VALIDATING = frozenset({"model_validate", "model_validate_json"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,8 @@ class Use:
     value: Any = NOTHING  # the literal value the code shows, if any
     names: frozenset[str] = frozenset()  # keywords passed, keys written, members tested
     open: bool = False  # `**kwargs` / `**spread` / a fallback branch
+    unshown: bool = False  # a read or write on a receiver whose class the code does not show
+    guard: str = ""  # why the code may never run it as written (`guards.guarded`)
 
 
 class Interest:
@@ -87,8 +93,11 @@ class UseFinder(cst.CSTVisitor):
         resolve: Callable[[str], str | None],
         module_name: str | None,
         package: str | None,
+        bindings: tuple[str, ...] = (),
     ) -> None:
         self.interest = interest
+        self.bindings = Bindings.with_extra(bindings)
+        self.evidence: ValueEvidence | None = None
         self.resolve_name = resolve
         self.module_name = module_name
         self.package = package
@@ -96,13 +105,16 @@ class UseFinder(cst.CSTVisitor):
         self.module: cst.Module | None = None
         self.facts: ModuleFacts | None = None
         self.classes: ClassFacts | None = None
+        self.any_class: ClassFacts | None = None
 
     # --- setting up --------------------------------------------------------------------
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
-        self.facts = ModuleFacts(node, self, Bindings(), self.module_name, self.package)
+        self.facts = ModuleFacts(node, self, self.bindings, self.module_name, self.package)
         self.classes = ClassFacts(self.facts, self._class)
+        self.any_class = ClassFacts(self.facts, self.resolve_name)  # any bindings class
+        self.evidence = None  # built on the first receiver whose class is not shown
 
     def _class(self, qualified: str) -> str | None:
         found = self.resolve_name(qualified)
@@ -116,9 +128,10 @@ class UseFinder(cst.CSTVisitor):
         return found.rpartition(".")[2] if found is not None else None
 
     def _add(self, node: cst.CSTNode, kind: UseKind, cls: str = "", **fields: Any) -> None:
-        assert self.facts is not None
+        assert self.facts is not None and self.module is not None
         line, column = self.facts.position(node)
-        self.uses.append(Use(line, column, kind, cls, **fields))
+        guard = guarded(self.facts, self.module, node, kind, self._name)
+        self.uses.append(Use(line, column, kind, cls, guard=guard, **fields))
 
     # --- imports -----------------------------------------------------------------------
 
@@ -159,6 +172,11 @@ class UseFinder(cst.CSTVisitor):
         cls = self._name(node)
         if cls is not None and not _is_binding_target(parent, node):
             self._reference(node, cls)
+        elif isinstance(parent, cst.Call) and parent.func is node:
+            assert self.classes is not None
+            subclass = self.classes.subclassed(node)  # `class Mine(X)`, then `Mine(...)`
+            if subclass is not None:
+                self._call(parent, subclass[0].rpartition(".")[2], subclass[1])
 
     def _reference(self, node: cst.CSTNode, cls: str) -> None:
         assert self.facts is not None
@@ -168,9 +186,11 @@ class UseFinder(cst.CSTVisitor):
         elif isinstance(parent, cst.Attribute) and parent.value is node:
             kind: UseKind = "validate" if parent.attr.value in CONSTRUCTING else "reference"
             self._add(node, kind, cls)
+            if parent.attr.value in _VALIDATING:
+                self._validated(parent, cls)
         elif isinstance(parent, cst.MatchClass) and parent.cls is node:
             self._pattern(parent, cls)
-        elif self._in_isinstance(node):
+        elif _in_isinstance(self.facts, node):
             self._add(node, "isinstance", cls)
         elif isinstance(parent, cst.Arg) and isinstance(self.facts.parent(parent), cst.ClassDef):
             self._add(node, "subclass", cls)
@@ -179,30 +199,33 @@ class UseFinder(cst.CSTVisitor):
         else:
             self._add(node, "reference", cls)
 
-    def _in_isinstance(self, node: cst.CSTNode) -> bool:
-        assert self.facts is not None
-        current = self.facts.parent(node)
-        if isinstance(current, cst.Element):  # isinstance(x, (A, B))
-            current = self.facts.parent(self.facts.parent(current) or current)
-        if not isinstance(current, cst.Arg):
-            return False
-        call = self.facts.parent(current)
-        return (
-            isinstance(call, cst.Call)
-            and isinstance(call.func, cst.Name)
-            and call.func.value in ("isinstance", "issubclass")
-            and len(call.args) == 2
-            and call.args[1] is current
-        )
-
-    def _call(self, call: cst.Call, cls: str) -> None:
+    def _call(self, call: cst.Call, cls: str, own: set[str] | frozenset[str] = frozenset()) -> None:
+        """A constructor call (of a subclass declaring the fields `own` of its own)."""
         keywords = frozenset(a.keyword.value for a in call.args if a.keyword is not None)
         spread = any(a.star for a in call.args)
         self._add(call, "call", cls, names=keywords, open=spread)
         for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value in self.interest.fields:
+            name = arg.keyword.value if arg.keyword is not None else None
+            if name is not None and name in self.interest.fields and name not in own:
                 value = self._literal(arg.value)
-                self._add(arg, "keyword", cls, field=arg.keyword.value, value=value)
+                self._add(arg, "keyword", cls, field=name, value=value)
+
+    def _validated(self, method: cst.Attribute, cls: str) -> None:
+        """`X.model_validate({...})` / `X.model_validate_json('{...}')` with the object
+        shown: judged as a constructor call with those keys (they validate the same)."""
+        assert self.facts is not None and self.module is not None
+        call = self.facts.parent(method)
+        if not isinstance(call, cst.Call) or call.func is not method or not call.args:
+            return
+        found = shown_object(self.module, call.args[0].value)
+        if found is None:
+            return
+        keys, spread = found
+        names = frozenset(keys) | frozenset(python_field(k) for k in keys)
+        self._add(call, "call", cls, names=names, open=spread)
+        for key, value in keys.items():
+            if key in self.interest.fields:
+                self._add(call.args[0], "keyword", cls, field=python_field(key), value=value)
 
     def _pattern(self, pattern: cst.MatchClass, cls: str) -> None:
         self._add(pattern, "pattern", cls)
@@ -219,10 +242,13 @@ class UseFinder(cst.CSTVisitor):
         if field not in self.interest.fields:
             return
         found = self.classes.instance_of(node.value)
+        parent = self.facts.parent(node)
         if found is None:
+            if not attr.startswith("with_") and not self._never_bindings(node.value):
+                kind: UseKind = "write" if _stored(self.facts, node) else "read"
+                self._add(node.attr, kind, field=field, unshown=True)
             return
         cls = found.rpartition(".")[2]
-        parent = self.facts.parent(node)
         if attr.startswith("with_"):
             value = NOTHING
             if isinstance(parent, cst.Call) and parent.func is node and len(parent.args) == 1:
@@ -237,6 +263,21 @@ class UseFinder(cst.CSTVisitor):
             self._add(node.attr, "write", cls, field=field, value=value)
         else:
             self._add(node.attr, "read", cls, field=field)
+
+    def _never_bindings(self, receiver: cst.BaseExpression) -> bool:
+        """Whether the code proves `receiver` is no class of the bindings (a builtin, a
+        literal, the application's own class without bindings bases, ...): the evidence
+        `migrate` uses for "never a chunk" (`value_evidence`), asked of every class."""
+        assert self.facts is not None and self.any_class is not None
+        if self.any_class.instance_of(receiver) is not None:
+            return True  # the code shows a bindings class no change touches here
+        if self.evidence is None:
+            oracle = TypeOracle(self.bindings, any_binding=True)
+            self.evidence = ValueEvidence(self.facts, oracle)
+        try:
+            return self.evidence.holds(receiver).other
+        except RecursionError:
+            return False
 
     # --- wire shapes: dicts, JSON text, method names -----------------------------------
 
@@ -272,7 +313,7 @@ class UseFinder(cst.CSTVisitor):
         if value in self.interest.methods:
             self._add(node, "method", field=value)
         text = value.strip()
-        if text.startswith("{") and len(text) <= _MAX_JSON_TEXT and self.interest.tag_keys:
+        if text.startswith("{") and len(text) <= MAX_JSON_TEXT and self.interest.tag_keys:
             try:
                 parsed = json.loads(text)
             except (ValueError, RecursionError):
@@ -340,20 +381,25 @@ class UseFinder(cst.CSTVisitor):
     # --- literals ----------------------------------------------------------------------
 
     def _literal(self, node: cst.BaseExpression) -> Any:
-        """The value of a literal the code shows (`0`, `-1`, `None`, `[]`, `{"a": 1}`),
-        else NOTHING."""
         assert self.module is not None
-        if isinstance(node, cst.List | cst.Tuple | cst.Set) and not any(
-            isinstance(e, cst.StarredElement) for e in node.elements
-        ):
-            # The items are shown even where their values are not: a size is known.
-            return [self._literal(e.value) for e in node.elements]
-        if isinstance(node, cst.Name | cst.Attribute | cst.Call):
-            return None if isinstance(node, cst.Name) and node.value == "None" else NOTHING
-        try:
-            return ast.literal_eval(self.module.code_for_node(node).strip())
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return NOTHING
+        return literal(self.module, node)
+
+
+def _in_isinstance(facts: ModuleFacts, node: cst.CSTNode) -> bool:
+    """Whether `node` is the class argument of `isinstance` / `issubclass`."""
+    current = facts.parent(node)
+    if isinstance(current, cst.Element):  # isinstance(x, (A, B))
+        current = facts.parent(facts.parent(current) or current)
+    if not isinstance(current, cst.Arg):
+        return False
+    call = facts.parent(current)
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value in ("isinstance", "issubclass")
+        and len(call.args) == 2
+        and call.args[1] is current
+    )
 
 
 def _alternatives(pattern: cst.MatchPattern) -> Iterator[cst.MatchPattern]:
