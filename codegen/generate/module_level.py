@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from ..class_names import RUNTIME_NAMES
+
 RUNTIME_MODULE = "acp_schema._runtime"
 
 
@@ -21,10 +23,7 @@ def _import_from(code: str) -> cst.ImportFrom:
     return node
 
 
-RUNTIME_IMPORT = _import_from(
-    f"from {RUNTIME_MODULE} import MISSING, DefaultOnError, DefaultOnNull, JsonInteger, "
-    "SkipInvalidItems, TagDispatch, WireEnum"
-)
+RUNTIME_IMPORT = _import_from(f"from {RUNTIME_MODULE} import {', '.join(RUNTIME_NAMES)}")
 # By the name whose import shows it is there already.
 _OWN_IMPORTS = (
     (RUNTIME_MODULE, RUNTIME_IMPORT),
