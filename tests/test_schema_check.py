@@ -502,6 +502,11 @@ def test_discriminator_property_missing_in_a_variant() -> None:
     assert check_schema_document(doc) == [
         Problem("/$defs/Shape", "discriminator property 'kind' is not defined in oneOf variant 0"),
         Problem("/$defs/Shape", "discriminator property 'kind' is not required by oneOf variant 1"),
+        Problem(
+            "/$defs/Shape/oneOf/0",
+            'required: ["kind"] not declared in properties: the bindings do not enforce it; '
+            "cannot be generated",
+        ),
     ]
 
 
@@ -526,11 +531,32 @@ def test_required_property_forbidden_by_additional_properties_false() -> None:
     ]
 
 
-def test_required_property_matched_by_pattern_properties_is_fine() -> None:
+def test_pattern_properties_beside_properties_are_refused() -> None:
+    # Valid JSON Schema, but the model's extra keys never meet the pattern's schema, and a
+    # model field is the only `required` the bindings check (attack #3).
     doc = acp_like()
     doc["$defs"]["CloseRequest"]["required"] = ["name", "x-force"]
     doc["$defs"]["CloseRequest"]["patternProperties"] = {"^x-": {"type": "boolean"}}
-    assert check_schema_document(doc) == []
+    refused = "the bindings do not enforce it; cannot be generated"
+    assert check_schema_document(doc) == [
+        Problem("/$defs/CloseRequest", f"patternProperties beside properties: {refused}"),
+        Problem("/$defs/CloseRequest", f'required: ["x-force"] not declared in properties: {refused}'),
+    ]
+
+
+def test_a_required_name_matched_by_a_pattern_is_no_contradiction() -> None:
+    doc = acp_like()
+    doc["$defs"]["CloseRequest"] = {
+        "type": "object",
+        "patternProperties": {"^x-": {"type": "boolean"}},
+        "additionalProperties": False,
+        "required": ["x-force"],
+        "x-method": "doc/close",
+        "x-side": "agent",
+    }
+    messages = [p.message for p in check_schema_document(doc)]
+    assert not any("no object can be valid" in m for m in messages), messages
+    assert any(m.startswith('required: ["x-force"] not declared') for m in messages), messages
 
 
 # --- reporting everything ------------------------------------------------------------------

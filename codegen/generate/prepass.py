@@ -121,6 +121,17 @@ def _tagging(variants: list[Any], *, mixed: bool = False) -> str | None:
     return prop
 
 
+def folds(node: JSON) -> bool:
+    """Whether an object's `anyOf`/`oneOf` alternatives are folded into its one class (see
+    `fold`): it declares properties, and the alternatives are no tagged union on a property
+    the object does not declare. `schema check` warns about it (schema_enforcement)."""
+    key = _union_key(node)
+    if key is None or not node.get("properties"):
+        return False
+    tag_property = _tagging(node[key], mixed=True)
+    return tag_property is None or tag_property in node["properties"]
+
+
 def _plain_ref(variant: Any) -> str | None:
     """The definition an untagged variant stands for: `{$ref}` or a titled `allOf` wrapper."""
     if not isinstance(variant, dict):
@@ -421,7 +432,7 @@ class _Prepass:
     def name_union(self, name: str, node: JSON, key: str) -> None:
         variants: list[Any] = node[key]
         tag_property = _tagging(variants, mixed=True)
-        if node.get("properties") and (tag_property is None or tag_property in node["properties"]):
+        if folds(node):
             self.fold(node, key)
             return
         if tag_property is None:
