@@ -84,6 +84,15 @@ def check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
                 "(type 'array' or items), but this schema does not allow arrays",
             )
         )
+    if schema.get("x-deserialize-default-on-null") is True and not _has_empty_value(schema):
+        out.append(
+            Problem(
+                pointer,
+                "x-deserialize-default-on-null only applies to an inline array, string or map "
+                '(null becomes [], "" or {}), but this schema is none of them (a $ref, an '
+                "object with properties, a number, an enum...), and it has no empty value",
+            )
+        )
     if "x-method" in schema and "x-side" not in schema:
         out.append(Problem(pointer, "x-method without x-side: say which side handles the method"))
     if "x-side" in schema and "x-method" not in schema:
@@ -91,6 +100,22 @@ def check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
             warn(pointer, "x-side without x-method: ignored (x-side only belongs on a method)")
         )
     return out
+
+
+def _has_empty_value(schema: dict[str, Any]) -> bool:
+    """Whether the runtime's DefaultOnNull has an empty value for the type this schema
+    gives (`_validation/markers.py`: a list, a str or a dict, written in place: a `$ref`
+    is a class or alias of its own)."""
+    kind = schema.get("type")
+    kinds = set(kind) if isinstance(kind, list) else {kind} if isinstance(kind, str) else set()
+    kinds.discard("null")
+    if any(key in schema for key in ("$ref", "anyOf", "oneOf", "allOf", "enum", "const")):
+        return False
+    if kinds == {"array"} or (not kinds and "items" in schema):
+        return True
+    if kinds == {"string"}:
+        return True
+    return kinds == {"object"} and not schema.get("properties")
 
 
 def _allows_arrays(schema: dict[str, Any]) -> bool:

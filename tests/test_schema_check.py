@@ -540,7 +540,9 @@ def test_pattern_properties_beside_properties_are_refused() -> None:
     refused = "the bindings do not enforce it; cannot be generated"
     assert check_schema_document(doc) == [
         Problem("/$defs/CloseRequest", f"patternProperties beside properties: {refused}"),
-        Problem("/$defs/CloseRequest", f'required: ["x-force"] not declared in properties: {refused}'),
+        Problem(
+            "/$defs/CloseRequest", f'required: ["x-force"] not declared in properties: {refused}'
+        ),
     ]
 
 

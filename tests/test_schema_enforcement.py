@@ -12,7 +12,7 @@ import pytest
 from acp_schema.codegen.bundled import bundled_schema
 from acp_schema.codegen.schema_check import check_schema_document, check_schema_file
 
-from .generated_packages import refusal, with_method
+from .generated_packages import generate_package, refusal, with_method
 
 
 def _value(schema: dict[str, Any]) -> dict[str, Any]:
@@ -36,7 +36,11 @@ UNENFORCED: dict[str, tuple[dict[str, Any], str, str]] = {
         "",
         "dependentRequired:",
     ),
-    "dependent_schemas": ({"dependentSchemas": {"a": {"required": ["b"]}}}, "", "dependentSchemas:"),
+    "dependent_schemas": (
+        {"dependentSchemas": {"a": {"required": ["b"]}}},
+        "",
+        "dependentSchemas:",
+    ),
     "min_properties": ({"type": "object", "minProperties": 1}, "", "minProperties:"),
     "max_properties": ({"type": "object", "maxProperties": 3}, "", "maxProperties:"),
     "contains": ({"type": "array", "contains": {"type": "integer"}}, "", "contains:"),
@@ -46,7 +50,11 @@ UNENFORCED: dict[str, tuple[dict[str, Any], str, str]] = {
         "",
         "if/then/else:",
     ),
-    "unevaluated": ({"type": "object", "unevaluatedProperties": False}, "", "unevaluatedProperties:"),
+    "unevaluated": (
+        {"type": "object", "unevaluatedProperties": False},
+        "",
+        "unevaluatedProperties:",
+    ),
     "not": ({"type": "string", "not": {"const": "bad"}}, "", "not:"),
     "not_in_a_property": (
         {"type": "object", "properties": {"p": {"not": {"type": "null"}}}},
@@ -74,7 +82,11 @@ UNENFORCED: dict[str, tuple[dict[str, Any], str, str]] = {
         "allOf:",
     ),
     "all_of_object_from_a_number": (
-        {"type": "object", "properties": {"k": {"type": "string"}}, "allOf": [{"$ref": "#/$defs/Num"}]},
+        {
+            "type": "object",
+            "properties": {"k": {"type": "string"}},
+            "allOf": [{"$ref": "#/$defs/Num"}],
+        },
         "",
         "allOf:",
     ),
@@ -131,7 +143,8 @@ def test_a_keyword_the_bindings_drop_is_a_problem_naming_pointer_and_keyword(nam
     problems = check_schema_document(_value(schema))
     found = [(p.pointer, p.message) for p in problems]
     assert any(
-        pointer == f"/$defs/Value{under}" and message.startswith(start) for pointer, message in found
+        pointer == f"/$defs/Value{under}" and message.startswith(start)
+        for pointer, message in found
     ), found
     assert all("cannot be generated" in message for _, message in found)
 
@@ -210,3 +223,42 @@ def test_the_bundled_schemas_warn_only_of_folded_unions(version: str) -> None:
     problems = check_schema_file(bundled_schema(version), warnings=True)
     assert problems and all(p.warning for p in problems)
     assert all(" beside properties: folded" in p.message for p in problems), problems
+
+
+# --- x-deserialize-default-on-null (attack #7: every decode raised TypeError) ----------------
+
+_ON_NULL = {"x-deserialize-default-on-null": True}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"$ref": "#/$defs/Obj"},
+        {"type": "object", "properties": {"a": {"type": "string"}}},
+        {"type": "integer"},
+        {"type": ["integer", "null"]},
+        {"type": "string", "enum": ["a", "b"]},
+        {"anyOf": [{"type": "array"}, {"type": "null"}]},
+    ],
+)
+def test_default_on_null_without_an_empty_value_is_refused(schema: dict[str, Any]) -> None:
+    doc = _value({"type": "object", "properties": {"p": {**schema, **_ON_NULL}}})
+    doc["$defs"]["Obj"] = {"type": "object", "properties": {"o": {"type": "integer"}}}
+    [problem] = check_schema_document(doc)
+    assert problem.pointer == "/$defs/Value/properties/p"
+    assert problem.message.startswith("x-deserialize-default-on-null only applies to")
+
+
+def test_default_on_null_with_an_empty_value_decodes_null_to_it(tmp_path: Path) -> None:
+    props = {
+        "l": {"type": ["array", "null"], "items": {"type": "integer"}},
+        "s": {"type": "string"},
+        "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+    }
+    value = {"type": "object", "properties": {k: {**v, **_ON_NULL} for k, v in props.items()}}
+    doc = _value(value)
+    assert check_schema_document(doc) == []
+    message = generate_package(doc, tmp_path, "on_null").models.Message
+    decoded = message.model_validate_json('{"value": {"l": null, "s": null, "m": null}}')
+    assert (decoded.value.l, decoded.value.s, decoded.value.m) == ([], "", {})
+    assert "l" not in message.model_validate_json('{"value": {}}').value.model_fields_set
