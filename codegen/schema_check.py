@@ -21,7 +21,8 @@ Checks, in addition to JSON well-formedness:
 * nothing the bindings cannot hold faithfully: a ``pattern`` that pydantic's linear-time
   regex engine refuses, an ``enum``/``const`` value with no Python literal
   (``schema_generation``); a keyword the bindings would drop (``uniqueItems``, ``not``, a
-  ``oneOf`` not shown exclusive, ...: ``schema_enforcement``).
+  ``oneOf`` not shown exclusive, ...: ``schema_enforcement``); definitions nested deeper
+  than the bindings build (``schema_depth``).
 
 Duplicate JSON object keys are reported as problems (not as an unusable file): the
 document still parses, last value wins, and the other checks are still worth running.
@@ -44,6 +45,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 
 from .class_names import colliding
 from .method_roles import MethodRoles, definitions, read_method_roles
+from .schema_depth import check_depth
 from .schema_enforcement import check_enforcement
 from .schema_generation import check_generation
 from .schema_keyword_checks import (
@@ -154,6 +156,7 @@ def check_schema_document(
         problems += check_required(pointer, schema)
         problems += check_generation(pointer, schema)
     problems += check_enforcement(index, subschemas)
+    problems += check_depth(doc)
     problems += check_cycles(index, subschemas)
     problems += _check_methods(read_method_roles(doc) if roles is None else roles)
     if not errors(problems):
