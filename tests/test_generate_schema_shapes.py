@@ -247,6 +247,22 @@ SHAPES: dict[str, tuple[dict[str, Any], list[Any]]] = {
     # #1/#13 of the schema attack: a definition named `JsonInteger` replaced the marker
     # (`1.0` decoded as `true`), `WireEnum` broke mypy.
     "runtime_names": (_named_like_the_generated_modules_own_names(), [_runtime_names_value()]),
+    # attack #11: the field `with_a` hid the builder of `a` (and mypy saw a redefinition)
+    "builder_clash": (
+        with_method(
+            {
+                "Value": {
+                    "type": "object",
+                    "properties": {
+                        "a": {"type": "integer"},
+                        "with_a": {"type": "string"},
+                        "with_a_": {"type": "boolean"},
+                    },
+                }
+            }
+        ),
+        [{"a": 1, "with_a": "x", "with_a_": True}],
+    ),
     "no_optional_field": (
         {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -374,6 +390,15 @@ def test_every_name_the_generated_modules_import_is_reserved(packages: _Packages
     names = set().union(*(_bound_or_used_names(p.read_text("utf-8")) for p in modules))
     assert {"JsonInteger", "WireEnum", "AcpModel", "Method"} <= names
     assert {name for name in names if _PLAIN.fullmatch(name)} - RESERVED == set()
+
+
+def test_a_builder_named_like_a_field_steps_aside(packages: dict[str, Generated]) -> None:
+    value_class = packages["builder_clash"].models.Value
+    value = value_class.model_validate({"a": 1, "with_a": "x", "with_a_": False})
+    assert value.with_a == "x" and value.with_a_ is False  # the fields, untouched
+    assert value.with_a__(2).a == 2  # `a`'s builder: `_` until the name is free
+    assert value.with_with_a("y").with_a == "y"
+    assert value.with_with_a_(True).with_a_ is True
 
 
 def test_a_string_enum_keeps_its_class(tmp_path: Path) -> None:

@@ -275,7 +275,23 @@ _BUILDER = cst.parse_statement(
 )
 
 
-def _builder(field_name: str, wire_name: str, annotation: cst.BaseExpression) -> cst.FunctionDef:
+def _builder_names(field_names: list[str]) -> list[str]:
+    """`with_<field>` for each field, with `_` appended while that name is a field of the
+    class or an earlier builder's (properties `a` and `with_a`: `with_a_()` sets `a`)."""
+    taken = set(field_names)
+    names = []
+    for field_name in field_names:
+        name = f"with_{field_name}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+def _builder(
+    field_name: str, wire_name: str, annotation: cst.BaseExpression, method: str
+) -> cst.FunctionDef:
     """`with_<field>(value) -> Self`, from one template parsed once: a parse per class
     was a third of the post-pass time (docs/performance.md)."""
     template = _BUILDER
@@ -298,7 +314,7 @@ def _builder(field_name: str, wire_name: str, annotation: cst.BaseExpression) ->
     name_arg = name_arg.with_changes(value=cst.SimpleString(_quoted(field_name)))
     give = give.with_changes(value=give.value.with_changes(args=[name_arg, *give.value.args[1:]]))
     return template.with_changes(
-        name=cst.Name(f"with_{field_name}"),
+        name=cst.Name(method),
         params=template.params.with_changes(params=[this, value]),
         body=template.body.with_changes(
             body=[doc_line.with_changes(body=[doc]), return_line.with_changes(body=[give])]
@@ -406,8 +422,10 @@ class _Finisher(cst.CSTTransformer):
             list(cst.parse_module("".join(added)).body) if added else []
         )
         extra += [
-            _builder(field_name, wire_name, annotation)
-            for field_name, wire_name, annotation in fields
+            _builder(field_name, wire_name, annotation, method)
+            for (field_name, wire_name, annotation), method in zip(
+                fields, _builder_names([f for f, _, _ in fields]), strict=True
+            )
             if not _is_literal(annotation)
         ]
         if not extra:
