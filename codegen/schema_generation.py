@@ -8,7 +8,8 @@ anything (docs/bindings.md, "What generate refuses").
   datamodel-codegen switches the model to Python's backtracking `re`, where 28 characters
   can take half a minute. The checks match patterns with the same engine, for the same
   reason.
-* ``enum`` and ``const`` values: strings, integers (`2.0` counts), booleans and null. A
+* ``enum`` and ``const`` values: strings, integers of 64 bits (`2.0` counts; mypy takes no
+  wider integer literal), booleans and null. A
   fraction, an object or an array has no Python literal, and the generator would widen it
   to any `float`, `dict` or `list`.
 * Places that allow nothing, which no Python type says: an ``enum`` that is empty or none
@@ -76,6 +77,17 @@ def _pattern_problems(pointer: str, schema: dict[str, Any]) -> list[Problem]:
     return out
 
 
+# mypy refuses a `Literal[...]` integer past 64 bits (and -2**63, read as minus 2**63).
+_LITERAL_INT_MAX = 2**63 - 1
+
+
+def _too_wide(value: Any) -> bool:
+    """An integer (or integral number) literal mypy would not take."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return _literal_value(value) and abs(int(value)) > _LITERAL_INT_MAX
+
+
 def _literal_value(value: Any) -> bool:
     if value is None or isinstance(value, (str, bool, int)):
         return True
@@ -97,6 +109,16 @@ def _value_problems(pointer: str, schema: dict[str, Any]) -> list[Problem]:
     if isinstance(listed, list):
         values += [("enum", value) for value in listed]
     for keyword, value in values:
+        if _too_wide(value):
+            out.append(
+                Problem(
+                    pointer,
+                    f"{keyword} value {short_json(value)} cannot be generated: a type "
+                    f"checker takes integer literals of 64 bits at most (|value| <= "
+                    f"{_LITERAL_INT_MAX})",
+                )
+            )
+            return out
         if not _literal_value(value):
             out.append(
                 Problem(

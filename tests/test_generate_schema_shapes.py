@@ -432,6 +432,15 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
     "object_const": (with_method({"Value": {"const": {"a": 1}}}), "#/$defs/Value: const value"),
     "array_in_enum": (with_method({"Value": {"enum": ["a", [1]]}}), "#/$defs/Value: enum value"),
     "empty_enum": (with_method({"Value": {"enum": []}}), "#/$defs/Value: an empty enum"),
+    # attack #12: past 64 bits the Literal failed mypy --strict
+    "enum_past_64_bits": (
+        with_method({"Value": {"enum": [1, 9223372036854775808]}}),
+        "#/$defs/Value: enum value 9223372036854775808 cannot be generated",
+    ),
+    "const_minus_2_63": (
+        with_method({"Value": {"const": -9223372036854775808}}),
+        "#/$defs/Value: const value -9223372036854775808 cannot be generated",
+    ),
     "union_of_false": (
         with_method({"Value": {"anyOf": [False]}}),
         "#/$defs/Value: every anyOf member is false",
