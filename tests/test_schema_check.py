@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -663,3 +664,22 @@ def test_any_json_value_gets_a_sorted_report_not_a_crash(doc: Any) -> None:
     problems = check_schema_document(doc)
     assert all(isinstance(p, Problem) for p in problems)
     assert problems == sorted(set(problems))
+
+
+@pytest.mark.parametrize("pattern", ["^\\p{L}+$", "^(?<n>a)$", "^[a-z&&[^aeiou]]+$", "[[:alpha:]]"])
+def test_patterns_are_judged_by_the_bindings_engine_not_pythons_re(pattern: str) -> None:
+    # attack #5/#16: the meta-schema's `regex` format ran Python's re, which refused
+    # `\p{L}` as "not a 'regex'" and printed FutureWarnings for `&&` and `[[:`
+    doc = acp_like()
+    doc["$defs"]["CloseRequest"]["properties"]["name"]["pattern"] = pattern
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert check_schema_document(doc) == []
+
+
+def test_a_pattern_the_engine_refuses_is_still_one_problem_with_its_reason() -> None:
+    doc = acp_like()
+    doc["$defs"]["CloseRequest"]["properties"]["name"]["pattern"] = "(a"
+    [problem] = check_schema_document(doc)
+    assert problem.pointer == "/$defs/CloseRequest/properties/name"
+    assert problem.message.startswith('pattern "(a" cannot be generated')
