@@ -46,7 +46,7 @@ from jsonschema import (  # type: ignore[import-untyped, unused-ignore]
     FormatChecker,
 )
 
-from .class_names import colliding
+from .class_names import class_name, colliding
 from .method_roles import MethodRoles, definitions, read_method_roles
 from .schema_depth import check_depth
 from .schema_enforcement import check_enforcement
@@ -250,11 +250,19 @@ def _check_naming(doc: dict[str, Any]) -> list[Problem]:
     try:
         prepass(doc)
     except NamingError as exc:
-        return [Problem("", f"cannot be generated: {exc}")]
+        return [Problem(_pointer_of_class(doc, exc.within), f"cannot be generated: {exc}")]
     except (LookupError, TypeError, ValueError, AttributeError) as exc:
         # A shape the pre-pass does not expect: `generate` would stop here too.
         return [Problem("", f"cannot be generated: the pre-pass failed ({exc!r:.120})")]
     return []
+
+
+def _pointer_of_class(doc: dict[str, Any], cls: str | None) -> str:
+    """The pointer of the definition whose class name is `cls` ("" when none is)."""
+    for key, name, _ in definitions(doc):
+        if cls is not None and class_name(name) == cls:
+            return f"/{key}/{escape(name)}"
+    return ""
 
 
 def _check_methods(roles: MethodRoles) -> list[Problem]:

@@ -488,12 +488,22 @@ def test_tags_that_differ_on_another_tag_property_do_not_collide() -> None:
         variant["properties"]["unit"] = {"type": "string", "const": unit}
     # Valid for the tag check; the generator names variants by their first tag, though,
     # so schema check says it cannot generate this one (instead of generate failing later).
-    assert check_schema_document(doc) == [
-        Problem(
-            "",
-            "cannot be generated: the naming rule gives two definitions the name 'ShapeCircle'",
-        )
-    ]
+    # attack #17: it said "#" and "two definitions", naming neither
+    [problem] = check_schema_document(doc)
+    assert problem.pointer == "/$defs/Shape"
+    assert problem.message.startswith(
+        "cannot be generated: the naming rule gives a part of Shape the class name "
+        "'ShapeCircle', which another part has already"
+    )
+
+
+def test_a_variant_named_like_a_definition_points_at_its_union() -> None:
+    doc = acp_like()
+    del doc["$defs"]["Shape"]["oneOf"][0]["allOf"]  # named by its tag: ShapeCircle
+    doc["$defs"]["ShapeCircle"] = {"type": "string"}
+    [problem] = check_schema_document(doc)
+    assert problem.pointer == "/$defs/Shape"
+    assert "'ShapeCircle', which a definition of the schema has already" in problem.message
 
 
 def test_discriminator_property_missing_in_a_variant() -> None:

@@ -44,7 +44,12 @@ JSON = dict[str, Any]
 
 
 class NamingError(ValueError):
-    """The naming rule cannot give a definition a unique name."""
+    """The naming rule cannot give a definition a unique name. `within`: the class name of
+    the definition whose part was being named, when known (schema check points at it)."""
+
+    def __init__(self, message: str, within: str | None = None) -> None:
+        super().__init__(message)
+        self.within = within
 
 
 @dataclass
@@ -317,6 +322,8 @@ class _Prepass:
         self.unions: dict[str, TaggedUnion] = {}
         self.ref_counts: dict[str, int] = {}
         self.visited: set[str] = set()
+        self.visiting: list[str] = []  # the definitions being named, innermost last
+        self.schema_names = frozenset(self.defs)
         _count_refs(self.schema, self.ref_counts)
 
     def target(self, ref: object) -> object:
@@ -328,7 +335,14 @@ class _Prepass:
 
     def add_def(self, name: str, body: JSON) -> dict[str, str]:
         if name in self.defs:
-            raise NamingError(f"the naming rule gives two definitions the name {name!r}")
+            within = self.visiting[-1] if self.visiting else None
+            taken = "a definition of the schema" if name in self.schema_names else "another part"
+            raise NamingError(
+                f"the naming rule gives a part of {within or 'the schema'} the class name "
+                f"{name!r}, which {taken} has already (a union variant is named <Union><Tag> "
+                "or <Union><Title>, a property's union <Class><Property>)",
+                within,
+            )
         self.defs[name] = body
         self.ref_counts[name] = 1  # made for the one place it replaces
         self.visit_def(name)
@@ -417,6 +431,13 @@ class _Prepass:
         if name in self.visited:
             return
         self.visited.add(name)
+        self.visiting.append(name)
+        try:
+            self._visit_def(name)
+        finally:
+            self.visiting.pop()
+
+    def _visit_def(self, name: str) -> None:
         node = self.defs[name]
         if not isinstance(node, dict):
             return
