@@ -21,8 +21,8 @@ Checks, in addition to JSON well-formedness:
 * nothing the bindings cannot hold faithfully: a ``pattern`` that pydantic's linear-time
   regex engine refuses, an ``enum``/``const`` value with no Python literal
   (``schema_generation``); a keyword the bindings would drop (``uniqueItems``, ``not``, a
-  ``oneOf`` not shown exclusive, ...: ``schema_enforcement``); definitions nested deeper
-  than the bindings build (``schema_depth``).
+  ``oneOf`` not shown exclusive, ...: ``schema_generation``); definitions nested deeper
+  than the bindings build (``schema_refs.check_depth``).
 
 Duplicate JSON object keys are reported as problems (not as an unusable file): the
 document still parses, last value wins, and the other checks are still worth running.
@@ -48,9 +48,7 @@ from jsonschema import (  # type: ignore[import-untyped, unused-ignore]
 
 from .class_names import class_name, colliding
 from .method_roles import MethodRoles, definitions, read_method_roles
-from .schema_depth import check_depth
-from .schema_enforcement import check_enforcement
-from .schema_generation import check_generation
+from .schema_generation import check_enforcement, check_generation
 from .schema_keyword_checks import (
     KNOWN_SIDES,
     X_INFORMATIONAL,
@@ -70,7 +68,7 @@ from .schema_problems import (
     warn,
 )
 from .schema_reading import MAX_JSON_DEPTH, parse_schema_bytes, parse_schema_file, read_schema_bytes
-from .schema_refs import Index, check_cycles, check_refs
+from .schema_refs import Index, check_cycles, check_depth, check_refs
 from .schema_walk import (
     SUBSCHEMA_KEYWORDS,
     SUBSCHEMA_LIST_KEYWORDS,

@@ -15,7 +15,7 @@ from typing import Any
 
 from .schema_generation import pattern_search
 from .schema_problems import Problem, short_json, warn
-from .schema_refs import MAX_DEPTH, Index, follow
+from .schema_refs import MAX_DEPTH, Index, follow, object_view
 from .schema_walk import DECODING_KEYWORDS
 
 # --- x- keywords -------------------------------------------------------------------------
@@ -131,30 +131,6 @@ def _allows_arrays(schema: dict[str, Any]) -> bool:
 # --- unions ------------------------------------------------------------------------------
 
 
-def _object_view(index: Index, schema: object) -> tuple[dict[str, Any], set[str]]:
-    """Properties and required names of a variant, through $ref and allOf."""
-    props: dict[str, Any] = {}
-    required: set[str] = set()
-    seen: set[int] = set()
-    todo = [(schema, 0)]
-    while todo:
-        cur, depth = todo.pop()
-        if not isinstance(cur, dict) or id(cur) in seen or depth > MAX_DEPTH:
-            continue
-        seen.add(id(cur))
-        own = cur.get("properties")
-        if isinstance(own, dict):
-            for name, sub in own.items():
-                props.setdefault(name, sub)  # the variant's own definition wins
-        if isinstance(cur.get("required"), list):
-            required.update(r for r in cur["required"] if isinstance(r, str))
-        if isinstance(cur.get("$ref"), str):
-            todo.append((follow(index, {"$ref": cur["$ref"]}), depth + 1))
-        if isinstance(cur.get("allOf"), list):
-            todo.extend((sub, depth + 1) for sub in reversed(cur["allOf"]))
-    return props, required
-
-
 def _method_of(index: Index, variant: object) -> tuple[str, str] | None:
     """(x-side, x-method) of the definition a variant stands for, if any."""
     for _ in range(MAX_DEPTH):
@@ -187,7 +163,7 @@ def _check_union(index: Index, pointer: str, keyword: str, variants: list[Any]) 
     tags: list[dict[str, str]] = []
     methods: dict[tuple[str, str], int] = {}
     for j, variant in enumerate(variants):
-        props, _ = _object_view(index, variant)
+        props, _ = object_view(index, variant)
         mine = {
             name: sub["const"]
             for name, sub in props.items()
@@ -237,7 +213,7 @@ def _check_discriminator(index: Index, pointer: str, schema: dict[str, Any]) -> 
         return [Problem(pointer, "discriminator without oneOf/anyOf: nothing to discriminate")]
     out = []
     for i, variant in enumerate(variants):
-        props, required = _object_view(index, variant)
+        props, required = object_view(index, variant)
         if name not in props:
             missing = f"is not defined in {keyword} variant {i}"
         elif name not in required:

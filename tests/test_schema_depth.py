@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from acp_schema.codegen.schema_check import check_schema_document
-from acp_schema.codegen.schema_depth import MAX_DEFINITION_DEPTH, definition_depth
+from acp_schema.codegen.schema_refs import MAX_DEFINITION_DEPTH, definition_depth
 
 from .generated_packages import DRAFT, generate_package
 

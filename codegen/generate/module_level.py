@@ -75,3 +75,17 @@ def defines(statement: cst.CSTNode) -> Iterator[str]:
         for small in statement.body:
             if isinstance(small, cst.Assign):
                 yield from (t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+
+
+def builder_names(field_names: list[str]) -> list[str]:
+    """`with_<field>` for each field, with `_` appended while that name is a field of the
+    class or an earlier builder's (properties `a` and `with_a`: `with_a_()` sets `a`)."""
+    taken = set(field_names)
+    names = []
+    for field_name in field_names:
+        name = f"with_{field_name}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        names.append(name)
+    return names

@@ -37,8 +37,8 @@ from datamodel_code_generator.util import camel_to_snake
 
 from ..class_names import class_name, pascal
 from ..schema_refs import DEFINITION_KEYS, Unresolvable, ref_target, resolve_ref
-from ..schema_walk import DECODING_KEYWORDS, iter_subschemas
-from .value_rewrites import rewrite_values
+from ..schema_walk import iter_subschemas
+from .value_rewrites import drop_property_defaults, drop_switched_off, rewrite_values
 
 JSON = dict[str, Any]
 
@@ -129,7 +129,7 @@ def _tagging(variants: list[Any], *, mixed: bool = False) -> str | None:
 def folds(node: JSON) -> bool:
     """Whether an object's `anyOf`/`oneOf` alternatives are folded into its one class (see
     `fold`): it declares properties, and the alternatives are no tagged union on a property
-    the object does not declare. `schema check` warns about it (schema_enforcement)."""
+    the object does not declare. `schema check` warns about it (check_enforcement)."""
     key = _union_key(node)
     if key is None or not node.get("properties"):
         return False
@@ -169,13 +169,6 @@ def _drop_text_formats(schema: JSON) -> None:
     for _, node in list(iter_subschemas(schema)):
         if "format" in node and not keeps_format(node):
             del node["format"]
-
-
-def _drop_switched_off(schema: JSON) -> None:
-    for _, node in list(iter_subschemas(schema)):
-        for key in DECODING_KEYWORDS:  # `false` means off, as if absent
-            if node.get(key) is False:
-                del node[key]
 
 
 def _rewrite_refs(node: Any, renamed: dict[tuple[str, str], str]) -> None:
@@ -260,16 +253,6 @@ def _params_variants(params: Any) -> list[str]:
     return refs
 
 
-def _drop_property_defaults(schema: JSON) -> None:
-    """Omitted stays omitted: a property's schema `default` says how a receiver reads an
-    omitted key, but filling it in would write the key back on encode. The bindings keep
-    such a field MISSING (the default stays in the description and the schema)."""
-    for _, node in list(iter_subschemas(schema)):
-        for sub in (node.get("properties") or {}).values():
-            if isinstance(sub, dict) and "default" in sub and "const" not in sub:
-                del sub["default"]
-
-
 def _constrained_array(variant: JSON) -> bool:
     """An array variant with constraints (`minItems`, ...): the generator gives it an alias
     of its own, which would be numbered; a plain `list[X]` stays inline."""
@@ -350,9 +333,9 @@ class _Prepass:
 
     def run(self) -> PrepassResult:
         _drop_text_formats(self.schema)
-        _drop_switched_off(self.schema)
+        drop_switched_off(self.schema)
         _bound_integer_formats(self.schema)
-        _drop_property_defaults(self.schema)
+        drop_property_defaults(self.schema)
         rewrite_values(self.schema)
         for name in list(self.defs):
             self.dispatch_by_method(name)
