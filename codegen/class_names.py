@@ -17,14 +17,23 @@ from collections.abc import Iterable
 
 _PLAIN = re.compile(r"[A-Z][A-Za-z0-9]*")
 
-# Names the generated `_models.py` and `methods.py` import or define.
+# The runtime names the post-pass imports into the generated model modules (module_level
+# builds that import from this tuple, so a marker added there is reserved here too).
+RUNTIME_NAMES = (
+    "MISSING", "DefaultOnError", "DefaultOnNull", "JsonInteger", "SkipInvalidItems",
+    "TagDispatch", "WireEnum",
+)  # fmt: skip
+
+# Names the generated modules (`_models.py`, `_notifications.py`, `methods.py`, `fast.py`,
+# `__init__.py`) import, define or use unqualified: a class of that name would shadow them.
+# tests/test_class_name_reservation.py checks every name the generated modules bind or use.
 RESERVED = frozenset(
     {
         "Annotated", "Any", "Literal", "Optional", "Union", "ConfigDict", "Field", "BaseModel",
         "RootModel", "AnyUrl", "AwareDatetime", "Enum", "IntEnum", "StrEnum", "AcpModel",
-        "MISSING", "DefaultOnError", "DefaultOnNull", "SkipInvalidItems", "TagDispatch",
-        "TypeAliasType", "Self", "Method", "MethodTable", "Side", "METHODS", "Model",
-        "Decoded", "FastStruct",
+        "TypeAliasType", "TypeAlias", "Self", "Method", "MethodTable", "Side", "METHODS",
+        "Model", "Decoded", "FastStruct", "AttributeError",
+        *RUNTIME_NAMES,
     }
 )  # fmt: skip
 

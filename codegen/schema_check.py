@@ -20,7 +20,9 @@ Checks, in addition to JSON well-formedness:
 * ``required`` does not name a property that ``additionalProperties: false`` forbids;
 * nothing the bindings cannot hold faithfully: a ``pattern`` that pydantic's linear-time
   regex engine refuses, an ``enum``/``const`` value with no Python literal
-  (``schema_generation``).
+  (``schema_generation``); a keyword the bindings would drop (``uniqueItems``, ``not``, a
+  ``oneOf`` not shown exclusive, ...: ``schema_generation``); definitions nested deeper
+  than the bindings build (``schema_refs.check_depth``).
 
 Duplicate JSON object keys are reported as problems (not as an unusable file): the
 document still parses, last value wins, and the other checks are still worth running.
@@ -39,11 +41,14 @@ from typing import Any
 
 # jsonschema ships without type information; the second code keeps mypy quiet
 # if types-jsonschema gets installed later.
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
+from jsonschema import (  # type: ignore[import-untyped, unused-ignore]
+    Draft202012Validator,
+    FormatChecker,
+)
 
-from .class_names import colliding
+from .class_names import class_name, colliding
 from .method_roles import MethodRoles, definitions, read_method_roles
-from .schema_generation import check_generation
+from .schema_generation import check_enforcement, check_generation
 from .schema_keyword_checks import (
     KNOWN_SIDES,
     X_INFORMATIONAL,
@@ -63,7 +68,7 @@ from .schema_problems import (
     warn,
 )
 from .schema_reading import MAX_JSON_DEPTH, parse_schema_bytes, parse_schema_file, read_schema_bytes
-from .schema_refs import Index, check_cycles, check_refs
+from .schema_refs import Index, check_cycles, check_depth, check_refs
 from .schema_walk import (
     SUBSCHEMA_KEYWORDS,
     SUBSCHEMA_LIST_KEYWORDS,
@@ -151,6 +156,8 @@ def check_schema_document(
         problems += check_unions(index, pointer, schema)
         problems += check_required(pointer, schema)
         problems += check_generation(pointer, schema)
+    problems += check_enforcement(index, subschemas)
+    problems += check_depth(doc)
     problems += check_cycles(index, subschemas)
     problems += _check_methods(read_method_roles(doc) if roles is None else roles)
     if not errors(problems):
@@ -170,10 +177,14 @@ def _check_dialect(doc: dict[str, Any]) -> list[Problem]:
 
 
 # check_schema() would stop at the best error; iterating the meta-schema validator
-# (with the format checker, as check_schema does) gives all of them.
-_META = Draft202012Validator(
-    Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
+# (with the format checker, as check_schema does) gives all of them. Its `regex` format is
+# Python's `re`, neither ECMA-262 nor the engine the bindings use: `^\p{L}+$` was refused
+# as "not a 'regex'" (and `re` printed FutureWarnings); every `pattern` and
+# `patternProperties` key is judged by the bindings' own engine instead (schema_generation).
+_FORMATS = FormatChecker(
+    [name for name in Draft202012Validator.FORMAT_CHECKER.checkers if name != "regex"]
 )
+_META = Draft202012Validator(Draft202012Validator.META_SCHEMA, format_checker=_FORMATS)
 
 
 def meta_schema_problems(doc: object) -> list[Problem]:
@@ -237,11 +248,19 @@ def _check_naming(doc: dict[str, Any]) -> list[Problem]:
     try:
         prepass(doc)
     except NamingError as exc:
-        return [Problem("", f"cannot be generated: {exc}")]
+        return [Problem(_pointer_of_class(doc, exc.within), f"cannot be generated: {exc}")]
     except (LookupError, TypeError, ValueError, AttributeError) as exc:
         # A shape the pre-pass does not expect: `generate` would stop here too.
         return [Problem("", f"cannot be generated: the pre-pass failed ({exc!r:.120})")]
     return []
+
+
+def _pointer_of_class(doc: dict[str, Any], cls: str | None) -> str:
+    """The pointer of the definition whose class name is `cls` ("" when none is)."""
+    for key, name, _ in definitions(doc):
+        if cls is not None and class_name(name) == cls:
+            return f"/{key}/{escape(name)}"
+    return ""
 
 
 def _check_methods(roles: MethodRoles) -> list[Problem]:

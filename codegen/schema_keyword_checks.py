@@ -15,7 +15,7 @@ from typing import Any
 
 from .schema_generation import pattern_search
 from .schema_problems import Problem, short_json, warn
-from .schema_refs import MAX_DEPTH, Index, follow
+from .schema_refs import MAX_DEPTH, Index, follow, object_view
 from .schema_walk import DECODING_KEYWORDS
 
 # --- x- keywords -------------------------------------------------------------------------
@@ -84,6 +84,15 @@ def check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
                 "(type 'array' or items), but this schema does not allow arrays",
             )
         )
+    if schema.get("x-deserialize-default-on-null") is True and not _has_empty_value(schema):
+        out.append(
+            Problem(
+                pointer,
+                "x-deserialize-default-on-null only applies to an inline array, string or map "
+                '(null becomes [], "" or {}), but this schema is none of them (a $ref, an '
+                "object with properties, a number, an enum...), and it has no empty value",
+            )
+        )
     if "x-method" in schema and "x-side" not in schema:
         out.append(Problem(pointer, "x-method without x-side: say which side handles the method"))
     if "x-side" in schema and "x-method" not in schema:
@@ -91,6 +100,22 @@ def check_extensions(pointer: str, schema: dict[str, Any]) -> list[Problem]:
             warn(pointer, "x-side without x-method: ignored (x-side only belongs on a method)")
         )
     return out
+
+
+def _has_empty_value(schema: dict[str, Any]) -> bool:
+    """Whether the runtime's DefaultOnNull has an empty value for the type this schema
+    gives (`_validation/markers.py`: a list, a str or a dict, written in place: a `$ref`
+    is a class or alias of its own)."""
+    kind = schema.get("type")
+    kinds = set(kind) if isinstance(kind, list) else {kind} if isinstance(kind, str) else set()
+    kinds.discard("null")
+    if any(key in schema for key in ("$ref", "anyOf", "oneOf", "allOf", "enum", "const")):
+        return False
+    if kinds == {"array"} or (not kinds and "items" in schema):
+        return True
+    if kinds == {"string"}:
+        return True
+    return kinds == {"object"} and not schema.get("properties")
 
 
 def _allows_arrays(schema: dict[str, Any]) -> bool:
@@ -104,30 +129,6 @@ def _allows_arrays(schema: dict[str, Any]) -> bool:
 
 
 # --- unions ------------------------------------------------------------------------------
-
-
-def _object_view(index: Index, schema: object) -> tuple[dict[str, Any], set[str]]:
-    """Properties and required names of a variant, through $ref and allOf."""
-    props: dict[str, Any] = {}
-    required: set[str] = set()
-    seen: set[int] = set()
-    todo = [(schema, 0)]
-    while todo:
-        cur, depth = todo.pop()
-        if not isinstance(cur, dict) or id(cur) in seen or depth > MAX_DEPTH:
-            continue
-        seen.add(id(cur))
-        own = cur.get("properties")
-        if isinstance(own, dict):
-            for name, sub in own.items():
-                props.setdefault(name, sub)  # the variant's own definition wins
-        if isinstance(cur.get("required"), list):
-            required.update(r for r in cur["required"] if isinstance(r, str))
-        if isinstance(cur.get("$ref"), str):
-            todo.append((follow(index, {"$ref": cur["$ref"]}), depth + 1))
-        if isinstance(cur.get("allOf"), list):
-            todo.extend((sub, depth + 1) for sub in reversed(cur["allOf"]))
-    return props, required
 
 
 def _method_of(index: Index, variant: object) -> tuple[str, str] | None:
@@ -162,7 +163,7 @@ def _check_union(index: Index, pointer: str, keyword: str, variants: list[Any]) 
     tags = _TagIndex()
     methods: dict[tuple[str, str], int] = {}
     for j, variant in enumerate(variants):
-        props, _ = _object_view(index, variant)
+        props, _ = object_view(index, variant)
         mine = {
             name: sub["const"]
             for name, sub in props.items()
@@ -246,7 +247,7 @@ def _check_discriminator(index: Index, pointer: str, schema: dict[str, Any]) -> 
         return [Problem(pointer, "discriminator without oneOf/anyOf: nothing to discriminate")]
     out = []
     for i, variant in enumerate(variants):
-        props, required = _object_view(index, variant)
+        props, required = object_view(index, variant)
         if name not in props:
             missing = f"is not defined in {keyword} variant {i}"
         elif name not in required:

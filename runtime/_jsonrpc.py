@@ -119,8 +119,9 @@ class Decoded:
     error: dict[str, Any] | None = None
 
 
-class UnknownMethodError(LookupError):
-    """The message names a method the table does not know."""
+class UnknownMethodError(LookupError, ValueError):
+    """The message names a method the table does not know. A `ValueError` like every other
+    message `METHODS.decode` refuses (and a `LookupError`, as it has always been)."""
 
 
 class MethodTable(Generic[SideT]):
@@ -187,7 +188,8 @@ class MethodTable(Generic[SideT]):
         """Decode one JSON-RPC message. A response names no method: pass the request's `method`.
 
         Raises `ValueError` for anything that does not decode (a `ValidationError`, which is
-        one, for bad JSON or params) and `UnknownMethodError` for a method not in the table.
+        one, for bad JSON or params) and `UnknownMethodError`, a `ValueError` too, for a
+        method not in the table.
 
         JSON text takes the fast path first: the params or result are then the `fast`
         module's Struct, when msgspec takes the whole message; otherwise, and for a dict,

@@ -24,7 +24,10 @@ from acp_schema.codegen.schema_check import escape
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # Definition names with distinct class names (the class-name rule), some needing escapes.
-DEF_NAMES = ["Alpha", "Beta/Two", "Gamma~Three", "Delta\\Four", "epsilon five"]
+# `JsonInteger` and `WireEnum` are runtime names the generated modules import (reserved).
+DEF_NAMES = [
+    "Alpha", "Beta/Two", "Gamma~Three", "Delta\\Four", "epsilon five", "JsonInteger", "WireEnum",
+]  # fmt: skip
 PROPERTY_NAMES = ["a", "camelCase", "snake_name", "_meta", "tag\\b", "end\\", 'q"uote', "x-y"]
 TAG_VALUES = ["one", "two_words", "tag\\b", "end\\", "q'\"", "three"]
 PATTERNS = ["^[a-z]+$", "^(a+)+$", "\\d", "^[A-Z]{3}$", "^(?!x)", "(a)\\1", "(?<=a)b"]
@@ -88,6 +91,14 @@ class SchemaDrawing:
                 inner,
             ),
             st.lists(inner, min_size=1, max_size=3).map(lambda members: {"anyOf": members}),
+            # a oneOf is generated only when its members exclude each other; uniqueItems and
+            # patternProperties beside properties are refused (not enforced by the bindings)
+            st.lists(inner, min_size=2, max_size=2).map(lambda members: {"oneOf": members}),
+            st.builds(lambda items: {"type": "array", "items": items, "uniqueItems": True}, inner),
+            st.builds(
+                lambda node: {**node, "patternProperties": {"^x-": {"type": "integer"}}},
+                self.object(inner),
+            ),
             st.builds(lambda member: {"anyOf": [member, {"type": "null"}]}, inner),
             self.tagged_union(inner),
         )
@@ -110,7 +121,12 @@ class SchemaDrawing:
     @staticmethod
     def property(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         lenient = st.sampled_from(
-            [{}, {"x-deserialize-default-on-error": True}, {"description": "ends with \\"}]
+            [
+                {},
+                {"x-deserialize-default-on-error": True},
+                {"x-deserialize-default-on-null": True},  # refused where no empty value
+                {"description": "ends with \\"},
+            ]
         )
         return st.builds(
             lambda schema, extra: {**schema, **extra} if isinstance(schema, dict) else schema,

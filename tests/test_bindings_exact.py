@@ -236,3 +236,17 @@ def test_a_boolean_takes_json_booleans_only(value: Any, ok: bool) -> None:
             v2.SessionConfigBoolean.model_validate_json(json.dumps(option))
         with pytest.raises(ValidationError):
             v2.SessionConfigBoolean.model_validate(option)
+
+
+def test_an_integer_error_names_the_fields_own_bounds() -> None:
+    # attack #15: every integer error said "within the range of its format", also for a
+    # string, or for a `maximum` with no format
+    from acp_schema._validation.markers import _integer_message
+
+    assert _integer_message({}) == "Input should be a JSON integer"
+    assert (
+        _integer_message({"ge": 0, "le": 255}) == "Input should be a JSON integer >= 0 and <= 255"
+    )
+    assert _integer_message({"lt": 5, "multiple_of": 2}) == (
+        "Input should be a JSON integer < 5 and a multiple of 2"
+    )

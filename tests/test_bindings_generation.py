@@ -260,9 +260,9 @@ def test_every_definition_is_a_class_or_named_alias(module: ModuleType) -> None:
 def test_a_meta_schema_problem_stops_generation_midway(tmp_path: Path) -> None:
     # Only the meta-schema check sees this one; it runs while datamodel-codegen works.
     broken = tmp_path / "schema.json"
-    broken.write_text('{"$defs": {"A": {"type": "object", "minProperties": -1}}}')
+    broken.write_text('{"$defs": {"A": {"type": "string", "minLength": -1}}}')
     out = tmp_path / "out"
     with pytest.raises(SchemaError) as caught:
         generate(broken, out)
-    assert [p.pointer for p in caught.value.problems] == ["/$defs/A/minProperties"]
+    assert [p.pointer for p in caught.value.problems] == ["/$defs/A/minLength"]
     assert not out.exists()

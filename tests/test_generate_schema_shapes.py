@@ -6,6 +6,8 @@ enum values with no Python literal, an enum that allows nothing."""
 
 from __future__ import annotations
 
+import ast
+import builtins
 import json
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from acp_schema.codegen.class_names import _PLAIN, RESERVED
 from acp_schema.codegen.schema_check import check_schema_document
 
 from .generated_packages import Generated, generate_package, refusal, round_trip, with_method
@@ -28,6 +31,38 @@ def tagged(key: str, tag: str, **props: Any) -> dict[str, Any]:
         "type": "object",
         "properties": {key: {"type": "string", "const": tag}, **props},
         "required": [key],
+    }
+
+
+# Spelt out as well as taken from RESERVED, so that the test does not lean on the list it tests.
+_RUNTIME_LIKE_NAMES = sorted(RESERVED | {"JsonInteger", "MISSING", "WireEnum", "TypeAlias"})
+
+
+def _named_like_the_generated_modules_own_names() -> dict[str, Any]:
+    """`Value` holds a definition named after every name the generated modules import,
+    define or use (class_names.RESERVED: the runtime's markers, `WireEnum`, typing and
+    pydantic names), of three kinds in turn: an object, an array of integers, a string enum."""
+    kinds: list[dict[str, Any]] = [
+        {"type": "object", "properties": {"n": {"type": "integer"}}},
+        {"type": "array", "items": {"type": "integer", "format": "uint8"}},
+        {"enum": ["x", "y"]},
+    ]
+    names = _RUNTIME_LIKE_NAMES
+    defs = {name: kinds[at % 3] for at, name in enumerate(names)}
+    # the attack's cases: an object `JsonInteger` took the marker's place, silently
+    defs |= {"JsonInteger": kinds[0], "MISSING": kinds[1], "WireEnum": kinds[2]}
+    properties = {f"p{at}": ref(f"#/$defs/{name}") for at, name in enumerate(names)}
+    value = {"type": "object", "properties": {**properties, "b": {"enum": [1, True]}}}
+    return with_method({"Value": value, **defs})
+
+
+def _runtime_names_value() -> dict[str, Any]:
+    examples: list[Any] = [{"n": 1}, [0, 255], "y"]
+    kind = {"JsonInteger": 0, "MISSING": 1, "WireEnum": 2}
+    names = _RUNTIME_LIKE_NAMES
+    return {
+        **{f"p{at}": examples[kind.get(name, at % 3)] for at, name in enumerate(names)},
+        "b": True,
     }
 
 
@@ -209,6 +244,25 @@ SHAPES: dict[str, tuple[dict[str, Any], list[Any]]] = {
         ),
         [{"a": "x", "n": 1, "z": None}, {}],
     ),
+    # #1/#13 of the schema attack: a definition named `JsonInteger` replaced the marker
+    # (`1.0` decoded as `true`), `WireEnum` broke mypy.
+    "runtime_names": (_named_like_the_generated_modules_own_names(), [_runtime_names_value()]),
+    # attack #11: the field `with_a` hid the builder of `a` (and mypy saw a redefinition)
+    "builder_clash": (
+        with_method(
+            {
+                "Value": {
+                    "type": "object",
+                    "properties": {
+                        "a": {"type": "integer"},
+                        "with_a": {"type": "string"},
+                        "with_a_": {"type": "boolean"},
+                    },
+                }
+            }
+        ),
+        [{"a": 1, "with_a": "x", "with_a_": True}],
+    ),
     "no_optional_field": (
         {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -294,6 +348,59 @@ def test_enum_values_compare_as_json_schema_does(packages: dict[str, Generated])
     assert type(message.model_validate_json('{"value": 0}').value) is int
 
 
+def test_definitions_named_like_runtime_names_leave_the_runtime_alone(
+    packages: dict[str, Generated],
+) -> None:
+    message = packages["runtime_names"].models.Message
+    at = {name: f"p{at}" for at, name in enumerate(_RUNTIME_LIKE_NAMES)}
+    text = f'{{"b": 1.0, "{at["JsonInteger"]}": {{"n": 2.0}}, "{at["MISSING"]}": [3.0]}}'
+    value = message.model_validate_json(f'{{"value": {text}}}').value
+    assert value.b == 1 and type(value.b) is int  # JsonInteger() is the marker still
+    assert type(getattr(value, at["JsonInteger"]).n) is int
+    assert getattr(value, at["MISSING"]) == [3]
+    refusals = ['{"b": 2}', f'{{"{at["MISSING"]}": [256]}}', f'{{"{at["WireEnum"]}": "z"}}']
+    for refused in refusals:
+        with pytest.raises(ValidationError):
+            message.model_validate_json(f'{{"value": {refused}}}')
+
+
+def _bound_or_used_names(source: str) -> set[str]:
+    """The names a generated module imports (absolute imports: its own modules import
+    the schema's classes) or uses from builtins."""
+    tree = ast.parse(source)
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and hasattr(builtins, node.id):
+            names.add(node.id)
+    return names
+
+
+def test_every_name_the_generated_modules_import_is_reserved(packages: _Packages) -> None:
+    """A class name a generated module imports or takes from builtins would be shadowed by
+    a definition of that name: each one a definition could get is reserved."""
+    generated = packages["runtime_names"]
+    bundled = Path(__file__).parents[1] / "generated"
+    folders = [generated.root / generated.name, *bundled.iterdir()]
+    modules = [p for folder in folders if folder.is_dir() for p in folder.glob("*.py")]
+    assert len(modules) >= 10
+    names = set().union(*(_bound_or_used_names(p.read_text("utf-8")) for p in modules))
+    assert {"JsonInteger", "WireEnum", "AcpModel", "Method"} <= names
+    assert {name for name in names if _PLAIN.fullmatch(name)} - RESERVED == set()
+
+
+def test_a_builder_named_like_a_field_steps_aside(packages: dict[str, Generated]) -> None:
+    value_class = packages["builder_clash"].models.Value
+    value = value_class.model_validate({"a": 1, "with_a": "x", "with_a_": False})
+    assert value.with_a == "x" and value.with_a_ is False  # the fields, untouched
+    assert value.with_a__(2).a == 2  # `a`'s builder: `_` until the name is free
+    assert value.with_with_a("y").with_a == "y"
+    assert value.with_with_a_(True).with_a_ is True
+
+
 def test_a_string_enum_keeps_its_class(tmp_path: Path) -> None:
     schema = with_method({"Value": {"enum": ["x", "y"]}})
     models = generate_package(schema, tmp_path, "string_enum").models
@@ -325,6 +432,15 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
     "object_const": (with_method({"Value": {"const": {"a": 1}}}), "#/$defs/Value: const value"),
     "array_in_enum": (with_method({"Value": {"enum": ["a", [1]]}}), "#/$defs/Value: enum value"),
     "empty_enum": (with_method({"Value": {"enum": []}}), "#/$defs/Value: an empty enum"),
+    # attack #12: past 64 bits the Literal failed mypy --strict
+    "enum_past_64_bits": (
+        with_method({"Value": {"enum": [1, 9223372036854775808]}}),
+        "#/$defs/Value: enum value 9223372036854775808 cannot be generated",
+    ),
+    "const_minus_2_63": (
+        with_method({"Value": {"const": -9223372036854775808}}),
+        "#/$defs/Value: const value -9223372036854775808 cannot be generated",
+    ),
     "union_of_false": (
         with_method({"Value": {"anyOf": [False]}}),
         "#/$defs/Value: every anyOf member is false",

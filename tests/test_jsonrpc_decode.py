@@ -83,3 +83,14 @@ def test_the_table_knows_its_method_names(version: str) -> None:
     table = TABLES[version]
     assert "session/prompt" in table and "session/update" in table
     assert "session/nope" not in table and 5 not in table
+
+
+def test_an_unknown_method_is_a_value_error_as_the_docs_say() -> None:
+    # attack #18: it was only a LookupError, and a caller catching ValueError crashed
+    from acp_schema import UnknownMethodError
+    from acp_schema.v2.methods import METHODS
+
+    with pytest.raises(ValueError, match="unknown method '_x/y'") as caught:
+        METHODS.decode('{"jsonrpc": "2.0", "method": "_x/y", "params": {}}')
+    assert isinstance(caught.value, UnknownMethodError)
+    assert isinstance(caught.value, LookupError)

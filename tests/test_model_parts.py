@@ -142,3 +142,31 @@ def test_both_parts_import_and_hold_every_definition_once(
             assert {NAMES[j] for j in refs[i] if j < i} <= set(first)
     modules = _load({"_notifications": parts.notifications, "_models": parts.models})
     assert all(hasattr(modules["_models"], name) for name in NAMES)
+
+
+def test_a_forward_reference_is_read_as_a_type_expression() -> None:
+    # attack #6: `L1 = TypeAliasType("L1", "list[L2]")` in the first part, `L2` left in the
+    # second: the notification's params were never fully defined
+    source = (
+        "from typing_extensions import TypeAliasType\n\n"
+        "class Params:\n    l: 'L1 | None'\n\n"
+        'L1 = TypeAliasType("L1", "list[L2]")\n\n'
+        'L2 = TypeAliasType("L2", "dict[str, L1]")\n\n'
+        "class Unrelated:\n    note: str\n"
+    )
+    parts = split_models(cst.parse_module(source), ["Params"])
+    assert parts.names == {"Params", "L1", "L2"}
+
+
+def test_a_failure_summary_gives_the_reason_not_pydantics_link() -> None:
+    from acp_schema.codegen.generate.pipeline import failure_summary
+
+    failed = RuntimeError(
+        "the generated package does not import (1):\nTraceback ...\n"
+        "pydantic.errors.PydanticUndefinedAnnotation: name 'L2' is not defined\n"
+        "\nFor further information visit https://errors.pydantic.dev/2.14/u/undefined-annotation\n"
+    )
+    assert failure_summary(failed) == (
+        "the generated package does not import (1): "
+        "pydantic.errors.PydanticUndefinedAnnotation: name 'L2' is not defined"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -487,12 +488,22 @@ def test_tags_that_differ_on_another_tag_property_do_not_collide() -> None:
         variant["properties"]["unit"] = {"type": "string", "const": unit}
     # Valid for the tag check; the generator names variants by their first tag, though,
     # so schema check says it cannot generate this one (instead of generate failing later).
-    assert check_schema_document(doc) == [
-        Problem(
-            "",
-            "cannot be generated: the naming rule gives two definitions the name 'ShapeCircle'",
-        )
-    ]
+    # attack #17: it said "#" and "two definitions", naming neither
+    [problem] = check_schema_document(doc)
+    assert problem.pointer == "/$defs/Shape"
+    assert problem.message.startswith(
+        "cannot be generated: the naming rule gives a part of Shape the class name "
+        "'ShapeCircle', which another part has already"
+    )
+
+
+def test_a_variant_named_like_a_definition_points_at_its_union() -> None:
+    doc = acp_like()
+    del doc["$defs"]["Shape"]["oneOf"][0]["allOf"]  # named by its tag: ShapeCircle
+    doc["$defs"]["ShapeCircle"] = {"type": "string"}
+    [problem] = check_schema_document(doc)
+    assert problem.pointer == "/$defs/Shape"
+    assert "'ShapeCircle', which a definition of the schema has already" in problem.message
 
 
 def test_discriminator_property_missing_in_a_variant() -> None:
@@ -502,6 +513,11 @@ def test_discriminator_property_missing_in_a_variant() -> None:
     assert check_schema_document(doc) == [
         Problem("/$defs/Shape", "discriminator property 'kind' is not defined in oneOf variant 0"),
         Problem("/$defs/Shape", "discriminator property 'kind' is not required by oneOf variant 1"),
+        Problem(
+            "/$defs/Shape/oneOf/0",
+            'required: ["kind"] not declared in properties: the bindings do not enforce it; '
+            "cannot be generated",
+        ),
     ]
 
 
@@ -526,11 +542,34 @@ def test_required_property_forbidden_by_additional_properties_false() -> None:
     ]
 
 
-def test_required_property_matched_by_pattern_properties_is_fine() -> None:
+def test_pattern_properties_beside_properties_are_refused() -> None:
+    # Valid JSON Schema, but the model's extra keys never meet the pattern's schema, and a
+    # model field is the only `required` the bindings check (attack #3).
     doc = acp_like()
     doc["$defs"]["CloseRequest"]["required"] = ["name", "x-force"]
     doc["$defs"]["CloseRequest"]["patternProperties"] = {"^x-": {"type": "boolean"}}
-    assert check_schema_document(doc) == []
+    refused = "the bindings do not enforce it; cannot be generated"
+    assert check_schema_document(doc) == [
+        Problem("/$defs/CloseRequest", f"patternProperties beside properties: {refused}"),
+        Problem(
+            "/$defs/CloseRequest", f'required: ["x-force"] not declared in properties: {refused}'
+        ),
+    ]
+
+
+def test_a_required_name_matched_by_a_pattern_is_no_contradiction() -> None:
+    doc = acp_like()
+    doc["$defs"]["CloseRequest"] = {
+        "type": "object",
+        "patternProperties": {"^x-": {"type": "boolean"}},
+        "additionalProperties": False,
+        "required": ["x-force"],
+        "x-method": "doc/close",
+        "x-side": "agent",
+    }
+    messages = [p.message for p in check_schema_document(doc)]
+    assert not any("no object can be valid" in m for m in messages), messages
+    assert any(m.startswith('required: ["x-force"] not declared') for m in messages), messages
 
 
 # --- reporting everything ------------------------------------------------------------------
@@ -635,3 +674,22 @@ def test_any_json_value_gets_a_sorted_report_not_a_crash(doc: Any) -> None:
     problems = check_schema_document(doc)
     assert all(isinstance(p, Problem) for p in problems)
     assert problems == sorted(set(problems))
+
+
+@pytest.mark.parametrize("pattern", ["^\\p{L}+$", "^(?<n>a)$", "^[a-z&&[^aeiou]]+$", "[[:alpha:]]"])
+def test_patterns_are_judged_by_the_bindings_engine_not_pythons_re(pattern: str) -> None:
+    # attack #5/#16: the meta-schema's `regex` format ran Python's re, which refused
+    # `\p{L}` as "not a 'regex'" and printed FutureWarnings for `&&` and `[[:`
+    doc = acp_like()
+    doc["$defs"]["CloseRequest"]["properties"]["name"]["pattern"] = pattern
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert check_schema_document(doc) == []
+
+
+def test_a_pattern_the_engine_refuses_is_still_one_problem_with_its_reason() -> None:
+    doc = acp_like()
+    doc["$defs"]["CloseRequest"]["properties"]["name"]["pattern"] = "(a"
+    [problem] = check_schema_document(doc)
+    assert problem.pointer == "/$defs/CloseRequest/properties/name"
+    assert problem.message.startswith('pattern "(a" cannot be generated')

@@ -13,8 +13,8 @@ a per-session agent writes) need about a third of them. So the finished module i
 
 The package facade loads `_notifications` alone for one of its names, `_models` (and so
 both) for any other. The dependencies come from the finished syntax tree: every name a
-definition's statements mention, and every string literal that is a defined name (a
-forward reference).
+definition's statements mention, and every name in a string literal read as a Python
+expression (a forward reference: `"B"`, `"list[B]"`).
 """
 
 from __future__ import annotations
@@ -72,9 +72,16 @@ class _Mentions(cst.CSTVisitor):
         self.found.add(node.value)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        # A forward reference is a whole type expression (`TypeAliasType("L1", "list[L2]")`
+        # names L2), so the string is read as one; other strings name nothing.
         value = node.evaluated_value
-        if isinstance(value, str):
-            self.found.add(value)
+        if not isinstance(value, str):
+            return
+        try:
+            expression = cst.parse_expression(value)
+        except cst.ParserSyntaxError:
+            return
+        expression.visit(self)
 
 
 def _mentions(unit: _Unit) -> set[str]:

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from ..class_names import RUNTIME_NAMES
+
 RUNTIME_MODULE = "acp_schema._runtime"
 
 
@@ -21,10 +23,7 @@ def _import_from(code: str) -> cst.ImportFrom:
     return node
 
 
-RUNTIME_IMPORT = _import_from(
-    f"from {RUNTIME_MODULE} import MISSING, DefaultOnError, DefaultOnNull, JsonInteger, "
-    "SkipInvalidItems, TagDispatch, WireEnum"
-)
+RUNTIME_IMPORT = _import_from(f"from {RUNTIME_MODULE} import {', '.join(RUNTIME_NAMES)}")
 # By the name whose import shows it is there already.
 _OWN_IMPORTS = (
     (RUNTIME_MODULE, RUNTIME_IMPORT),
@@ -76,3 +75,17 @@ def defines(statement: cst.CSTNode) -> Iterator[str]:
         for small in statement.body:
             if isinstance(small, cst.Assign):
                 yield from (t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+
+
+def builder_names(field_names: list[str]) -> list[str]:
+    """`with_<field>` for each field, with `_` appended while that name is a field of the
+    class or an earlier builder's (properties `a` and `with_a`: `with_a_()` sets `a`)."""
+    taken = set(field_names)
+    names = []
+    for field_name in field_names:
+        name = f"with_{field_name}"
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        names.append(name)
+    return names

@@ -81,6 +81,8 @@ def failure_summary(exc: RuntimeError) -> str:
     """One line for a tool that failed: what failed and the last line it printed (its
     stderr may hold a whole traceback of its own)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    # pydantic ends its errors with a link to its documentation: the reason is above it
+    lines = [line for line in lines if not line.startswith("For further information visit")]
     if len(lines) <= 1:
         return lines[0] if lines else "failed"
     return f"{lines[0].rstrip(':')}: {lines[-1]}"

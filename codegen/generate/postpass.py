@@ -32,6 +32,7 @@ from .model_parts import ModelParts, split_models
 from .module_level import (
     RUNTIME_IMPORT,
     RUNTIME_MODULE,
+    builder_names,
     defines,
     literal_of_values,
     with_own_imports,
@@ -275,9 +276,9 @@ _BUILDER = cst.parse_statement(
 )
 
 
-def _builder(field_name: str, wire_name: str, annotation: cst.BaseExpression) -> cst.FunctionDef:
-    """`with_<field>(value) -> Self`, from one template parsed once: a parse per class
-    was a third of the post-pass time (docs/performance.md)."""
+def _builder(field: str, wire: str, annotation: cst.BaseExpression, method: str) -> cst.FunctionDef:
+    """`with_<field>(value) -> Self` (named `method`), from one template parsed once: a
+    parse per class was a third of the post-pass time (docs/performance.md)."""
     template = _BUILDER
     assert isinstance(template, cst.FunctionDef) and isinstance(template.body, cst.IndentedBlock)
     this, value = template.params.params
@@ -285,20 +286,19 @@ def _builder(field_name: str, wire_name: str, annotation: cst.BaseExpression) ->
     doc_line, return_line = template.body.body
     assert isinstance(doc_line, cst.SimpleStatementLine)
     assert isinstance(return_line, cst.SimpleStatementLine)
-    doc = doc_line.body[0]
-    give = return_line.body[0]
+    doc, give = doc_line.body[0], return_line.body[0]
     assert isinstance(doc, cst.Expr) and isinstance(give, cst.Return)
     assert isinstance(give.value, cst.Call)
     name_arg = give.value.args[0]
-    # `wire_name` is schema text: it only ever appears inside a literal made by `repr`.
-    text = f"Return a copy with `{wire_name}` set to `value`."
+    # `wire` is schema text: it only ever appears inside a literal made by `repr`.
+    text = f"Return a copy with `{wire}` set to `value`."
     quoted = _quoted(text)
     docstring = f'"""{text}"""' if quoted == f'"{text}"' else quoted  # plain text: as before
     doc = doc.with_changes(value=cst.SimpleString(docstring))
-    name_arg = name_arg.with_changes(value=cst.SimpleString(_quoted(field_name)))
+    name_arg = name_arg.with_changes(value=cst.SimpleString(_quoted(field)))
     give = give.with_changes(value=give.value.with_changes(args=[name_arg, *give.value.args[1:]]))
     return template.with_changes(
-        name=cst.Name(f"with_{field_name}"),
+        name=cst.Name(method),
         params=template.params.with_changes(params=[this, value]),
         body=template.body.with_changes(
             body=[doc_line.with_changes(body=[doc]), return_line.with_changes(body=[give])]
@@ -405,10 +405,11 @@ class _Finisher(cst.CSTTransformer):
         extra: list[cst.BaseStatement] = (
             list(cst.parse_module("".join(added)).body) if added else []
         )
+        methods = builder_names([field_name for field_name, _, _ in fields])
         extra += [
-            _builder(field_name, wire_name, annotation)
-            for field_name, wire_name, annotation in fields
-            if not _is_literal(annotation)
+            _builder(*parts, method)
+            for parts, method in zip(fields, methods, strict=True)
+            if not _is_literal(parts[2])
         ]
         if not extra:
             return updated_node

@@ -37,14 +37,19 @@ from datamodel_code_generator.util import camel_to_snake
 
 from ..class_names import class_name, pascal
 from ..schema_refs import DEFINITION_KEYS, Unresolvable, ref_target, resolve_ref
-from ..schema_walk import DECODING_KEYWORDS, iter_subschemas
-from .value_rewrites import rewrite_values
+from ..schema_walk import iter_subschemas
+from .value_rewrites import drop_property_defaults, drop_switched_off, rewrite_values
 
 JSON = dict[str, Any]
 
 
 class NamingError(ValueError):
-    """The naming rule cannot give a definition a unique name."""
+    """The naming rule cannot give a definition a unique name. `within`: the class name of
+    the definition whose part was being named, when known (schema check points at it)."""
+
+    def __init__(self, message: str, within: str | None = None) -> None:
+        super().__init__(message)
+        self.within = within
 
 
 @dataclass
@@ -121,6 +126,17 @@ def _tagging(variants: list[Any], *, mixed: bool = False) -> str | None:
     return prop
 
 
+def folds(node: JSON) -> bool:
+    """Whether an object's `anyOf`/`oneOf` alternatives are folded into its one class (see
+    `fold`): it declares properties, and the alternatives are no tagged union on a property
+    the object does not declare. `schema check` warns about it (check_enforcement)."""
+    key = _union_key(node)
+    if key is None or not node.get("properties"):
+        return False
+    tag_property = _tagging(node[key], mixed=True)
+    return tag_property is None or tag_property in node["properties"]
+
+
 def _plain_ref(variant: Any) -> str | None:
     """The definition an untagged variant stands for: `{$ref}` or a titled `allOf` wrapper."""
     if not isinstance(variant, dict):
@@ -153,13 +169,6 @@ def _drop_text_formats(schema: JSON) -> None:
     for _, node in list(iter_subschemas(schema)):
         if "format" in node and not keeps_format(node):
             del node["format"]
-
-
-def _drop_switched_off(schema: JSON) -> None:
-    for _, node in list(iter_subschemas(schema)):
-        for key in DECODING_KEYWORDS:  # `false` means off, as if absent
-            if node.get(key) is False:
-                del node[key]
 
 
 def _rewrite_refs(node: Any, renamed: dict[tuple[str, str], str]) -> None:
@@ -244,16 +253,6 @@ def _params_variants(params: Any) -> list[str]:
     return refs
 
 
-def _drop_property_defaults(schema: JSON) -> None:
-    """Omitted stays omitted: a property's schema `default` says how a receiver reads an
-    omitted key, but filling it in would write the key back on encode. The bindings keep
-    such a field MISSING (the default stays in the description and the schema)."""
-    for _, node in list(iter_subschemas(schema)):
-        for sub in (node.get("properties") or {}).values():
-            if isinstance(sub, dict) and "default" in sub and "const" not in sub:
-                del sub["default"]
-
-
 def _constrained_array(variant: JSON) -> bool:
     """An array variant with constraints (`minItems`, ...): the generator gives it an alias
     of its own, which would be numbered; a plain `list[X]` stays inline."""
@@ -306,6 +305,8 @@ class _Prepass:
         self.unions: dict[str, TaggedUnion] = {}
         self.ref_counts: dict[str, int] = {}
         self.visited: set[str] = set()
+        self.visiting: list[str] = []  # the definitions being named, innermost last
+        self.schema_names = frozenset(self.defs)
         _count_refs(self.schema, self.ref_counts)
 
     def target(self, ref: object) -> object:
@@ -317,7 +318,14 @@ class _Prepass:
 
     def add_def(self, name: str, body: JSON) -> dict[str, str]:
         if name in self.defs:
-            raise NamingError(f"the naming rule gives two definitions the name {name!r}")
+            within = self.visiting[-1] if self.visiting else None
+            taken = "a definition of the schema" if name in self.schema_names else "another part"
+            raise NamingError(
+                f"the naming rule gives a part of {within or 'the schema'} the class name "
+                f"{name!r}, which {taken} has already (a union variant is named <Union><Tag> "
+                "or <Union><Title>, a property's union <Class><Property>)",
+                within,
+            )
         self.defs[name] = body
         self.ref_counts[name] = 1  # made for the one place it replaces
         self.visit_def(name)
@@ -325,9 +333,9 @@ class _Prepass:
 
     def run(self) -> PrepassResult:
         _drop_text_formats(self.schema)
-        _drop_switched_off(self.schema)
+        drop_switched_off(self.schema)
         _bound_integer_formats(self.schema)
-        _drop_property_defaults(self.schema)
+        drop_property_defaults(self.schema)
         rewrite_values(self.schema)
         for name in list(self.defs):
             self.dispatch_by_method(name)
@@ -406,6 +414,13 @@ class _Prepass:
         if name in self.visited:
             return
         self.visited.add(name)
+        self.visiting.append(name)
+        try:
+            self._visit_def(name)
+        finally:
+            self.visiting.pop()
+
+    def _visit_def(self, name: str) -> None:
         node = self.defs[name]
         if not isinstance(node, dict):
             return
@@ -421,7 +436,7 @@ class _Prepass:
     def name_union(self, name: str, node: JSON, key: str) -> None:
         variants: list[Any] = node[key]
         tag_property = _tagging(variants, mixed=True)
-        if node.get("properties") and (tag_property is None or tag_property in node["properties"]):
+        if folds(node):
             self.fold(node, key)
             return
         if tag_property is None:

@@ -3,6 +3,8 @@ that cannot hold the values, or refuse, becomes what it makes a faithful type of
 
 * `false` members of a union go (they match nothing);
 * a union of consts with a value other than a string becomes that `enum`;
+* switched-off decoding keywords and property defaults go (`drop_switched_off`,
+  `drop_property_defaults`);
 * an `enum` with a value other than a string becomes a `Literal` (the generator's
   `x-enum-field-as-literal`): a Python enum holds `1` and `true` as one member, and an
   integer enum became an `IntEnum`; a string-only enum keeps its class.
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..schema_walk import iter_subschemas
+from ..schema_walk import DECODING_KEYWORDS, iter_subschemas
 
 JSON = dict[str, Any]
 
@@ -112,3 +114,20 @@ def rewrite_values(schema: JSON) -> None:
     _drop_false_members(schema)
     _const_unions_as_enums(schema)
     _literal_enums(schema)
+
+
+def drop_switched_off(schema: JSON) -> None:
+    for _, node in list(iter_subschemas(schema)):
+        for key in DECODING_KEYWORDS:  # `false` means off, as if absent
+            if node.get(key) is False:
+                del node[key]
+
+
+def drop_property_defaults(schema: JSON) -> None:
+    """Omitted stays omitted: a property's schema `default` says how a receiver reads an
+    omitted key, but filling it in would write the key back on encode. The bindings keep
+    such a field MISSING (the default stays in the description and the schema)."""
+    for _, node in list(iter_subschemas(schema)):
+        for sub in (node.get("properties") or {}).values():
+            if isinstance(sub, dict) and "default" in sub and "const" not in sub:
+                del sub["default"]

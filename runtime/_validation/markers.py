@@ -6,6 +6,7 @@ field's pydantic-core schema once, while the class is built."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import MISSING, GetCoreSchemaHandler
@@ -154,12 +155,24 @@ _OPAQUE = frozenset({"model", "dataclass", "typed-dict", "definitions", "definit
 _INTEGER_DONE = "acp_json_integer"
 
 
+_BOUND_WORDS = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "multiple_of": "a multiple of"}
+
+
+def _integer_message(bounds: Mapping[str, Any]) -> str:
+    """`Input should be a JSON integer >= 0 and <= 255`: the field's own bounds (a format's
+    range or the schema's minimum/maximum), or none."""
+    said = " and ".join(f"{_BOUND_WORDS[k]} {bounds[k]}" for k in _BOUND_WORDS if k in bounds)
+    return "Input should be a JSON integer" + (f" {said}" if said else "")
+
+
 def _integer_rule(node: dict[str, Any]) -> core_schema.CoreSchema:
     """A JSON integer: an integer token, or a number token with no fraction (`1.0`, `1e2`:
     JSON Schema counts both as integers), within the node's bounds; never a string or a
     boolean. The second branch, and its Python-free float-to-int step, only runs for
     number tokens."""
-    bounds = {k: node[k] for k in ("ge", "gt", "le", "lt", "multiple_of") if k in node}
+    bounds: dict[str, Any] = {
+        k: node[k] for k in ("ge", "gt", "le", "lt", "multiple_of") if k in node
+    }
     exact = core_schema.int_schema(strict=True, **bounds)
     from_number = core_schema.chain_schema(
         [
@@ -171,7 +184,7 @@ def _integer_rule(node: dict[str, Any]) -> core_schema.CoreSchema:
         [exact, from_number],
         mode="left_to_right",
         custom_error_type="json_integer",
-        custom_error_message="Input should be a JSON integer within the range of its format",
+        custom_error_message=_integer_message(bounds),
         metadata={_INTEGER_DONE: True},
         ref=node.get("ref"),
     )
