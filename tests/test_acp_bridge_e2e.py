@@ -226,7 +226,7 @@ ERRORS = {
     9: (
         "json_integer",
         "update.used",
-        "Input should be a JSON integer within the range of its format",
+        "Input should be a JSON integer >= 0 and <= 18446744073709551615",
     ),
     12: ("json_invalid", "update.used", "Invalid JSON"),  # located by the bridge: JSON says ()
 }
