@@ -20,8 +20,8 @@ import libcst as cst
 from acp_schema.migrations.chunk_identity import rule_ids as rules
 from acp_schema.migrations.chunk_identity.candidates import collect
 from acp_schema.migrations.chunk_identity.helper_planning import (
-    plan_helper,
     helper_local_names,
+    plan_helper,
     plan_helper_references,
     plan_imported_helpers,
     plan_kind_helpers,
