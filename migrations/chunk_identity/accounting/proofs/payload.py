@@ -5,8 +5,9 @@ constant or Enum member of the run bound to one (`MESSAGE_KIND`, `Kind.MESSAGE`)
 Applies to a dict display's key, a keyword of `dict(...)` or of a TypedDict class, a
 mapping pattern's key, a key read or set on a name bound to such a dict
 (`payload["senderSessionId"]`, `payload.get(...)`, `payload.update(...)`) or narrowed
-by a tag test around the use (`if u["sessionUpdate"] == "session_message":`; not when the name's dict is copied in
-its scope, `dict(p, sessionUpdate=...)`, `{**p}`, `p | ...`, `p.copy()`), a dict
+by a tag test around the use (`if u["sessionUpdate"] == "session_message":`; not when
+the name's dict is copied in its scope, `dict(p, sessionUpdate=...)`, `{**p}`, `p | ...`,
+`p.copy()`), a dict
 only used when a test of the kind excludes chunks (`x if kind == "session_message_chunk"
 else {...}`), and a JSON template whose text carries the tag
 (`'{"sessionUpdate": "session_message", "senderSessionId": "%s"}'`). A tag that is a
