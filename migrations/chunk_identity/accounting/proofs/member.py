@@ -117,4 +117,18 @@ EXAMPLES = (
         lines=(5,),
         why="a base from a package outside the run may be the chunk",
     ),
+    Invalid(
+        """
+        from pydantic import BaseModel
+
+        class ChatLine(BaseModel):
+            messageId: str
+            senderSessionId: str | None = None
+
+        def sender(update):
+            return ChatLine.model_validate(update.model_dump(by_alias=True)).senderSessionId
+        """,
+        lines=(5, 8),
+        why="a model declaring a chunk's wire keys, validated from a chunk's dump",
+    ),
 )
