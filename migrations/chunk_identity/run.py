@@ -266,7 +266,8 @@ def _report_consumers(
         new = set()
         for path in selected:
             data = after(path)
-            if b"yield" not in data and (round_number or b"put" not in data):
+            reexports = any(q.rpartition(".")[2].encode() in data for q in found)
+            if b"yield" not in data and (round_number or b"put" not in data) and not reexports:
                 continue
             module = _module(path, data, names[path])
             if module is None:
