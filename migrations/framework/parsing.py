@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,11 +36,20 @@ def parse(path: Path, data: bytes) -> cst.Module:
     if problem is not None:
         raise ParseFailure(problem)
     try:
-        return cst.parse_module(data)
+        module = cst.parse_module(data)
     except cst.ParserSyntaxError as err:
         raise ParseFailure(f"cannot parse: {_syntax_error(python_error, err)}") from None
     except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
         raise ParseFailure(f"cannot read: {err}") from None
+    if isinstance(python_error, SyntaxError):
+        # libcst takes it (syntax newer than this Python), but the run reads every module
+        # with `ast` too (imports, classes, consumers): it would not see this one.
+        version = ".".join(map(str, sys.version_info[:2]))
+        raise ParseFailure(
+            f"cannot parse: {python_error.msg} ({_where(python_error)}) for Python {version}, "
+            "which runs the migration; run it with the Python the code is written for"
+        )
+    return module
 
 
 def first_difference(before: bytes, after: bytes) -> int | None:
@@ -83,7 +93,7 @@ def _where(err: SyntaxError) -> str:
 def _syntax_error(python: PythonError | None, err: ParserSyntaxError) -> str:
     """The parse error as CPython places it (libcst's native parser often reports the
     token after the error, a line too late); libcst's own message when CPython accepts
-    the code (syntax newer than this Python)."""
+    the code."""
     if isinstance(python, SyntaxError) and python.lineno is not None:
         return f"{python.msg} ({_where(python)})"
     return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
