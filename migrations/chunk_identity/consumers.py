@@ -237,6 +237,9 @@ def _function_receives(
         if len(chosen) < len(slots) + len(names):  # `*args`, `**kwargs`: not followed
             chosen = params or ["*"]
         for param in chosen:
+            annotation = next((a.annotation for a in arguments if a.arg == param), None)
+            if _admits_upserts(annotation):
+                continue  # declared to take any update: a type checker holds it to that
             use = _not_forwarded(function, param)
             if use is None:
                 continue
