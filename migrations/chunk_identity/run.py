@@ -106,10 +106,10 @@ def run_all(
         )
         old = find_old_bindings(contents, tuple(modules))
     chunk_names = {n.rpartition(".")[2] for n, _ in old.chunk_classes}
-    constants, subclasses = reach_names(contents, chunk_names)
+    constants, subclasses, mixins = reach_names(contents, chunk_names)
     old = replace(old, tag_constants=constants, chunk_subclasses=subclasses)
     names = {path: module_names(path) for path in files}
-    run_modules = _run_modules(names)
+    run_modules = replace(_run_modules(names), chunk_mixins=mixins)
     per_file = {
         path: replace(o, old_bindings=old, run_modules=run_modules) for path, o in per_file.items()
     }

@@ -171,10 +171,11 @@ def find_old_bindings(
 
 def reach_names(
     files: Sequence[tuple[Path, bytes]], chunk_names: Iterable[str] = ()
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(module-level names bound to the chunk tag, names of classes deriving from a chunk
-    class) in `files`: a file naming either can reach a chunk. Only files holding the
-    tag or a chunk class name are read, with `ast`."""
+    class, names of the other bases of those classes and their bases) in `files`: a
+    file naming either of the first two can reach a chunk. Only files holding the tag or
+    a chunk class name are read, with `ast`."""
     constants: set[str] = set()
     subclasses: set[str] = set()
     chunk_classes = {CHUNK_CLASS, *chunk_names}
@@ -209,7 +210,26 @@ def reach_names(
             if node.name not in known and any(_last_name(b) in known for b in node.bases):
                 subclasses.add(node.name)
                 changed = True
-    return tuple(sorted(constants)), tuple(sorted(subclasses))
+    # The other bases of those classes, and their bases in turn: their methods may get a
+    # chunk as `self` (`class MyChunk(Who, SessionMessageChunk)`: `Who.who(self)`).
+    known = subclasses | chunk_classes
+    by_name = {node.name: node for node in classes}
+    pending = [
+        name
+        for node in classes
+        if node.name in subclasses
+        for name in (_last_name(b) for b in node.bases)
+        if name is not None and name not in known
+    ]
+    mixins: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in mixins:
+            continue
+        mixins.add(name)
+        if name in by_name:
+            pending.extend(n for b in by_name[name].bases if (n := _last_name(b)) is not None)
+    return tuple(sorted(constants)), tuple(sorted(subclasses)), tuple(sorted(mixins))
 
 
 def _worth_parsing(

@@ -256,6 +256,11 @@ class TypeOracle:
         opening = _opening(node)
         if opening is not None:
             return Holds("unknown", f"`{node.name}` {opening}")
+        if node.name in self.run.chunk_mixins:
+            return Holds(
+                "unknown",
+                f"`{node.name}` is also a base of a class of the run deriving from the chunk",
+            )
         reasons = []
         for base in node.bases:
             base_name = _dotted(base.value if isinstance(base, ast.Subscript) else base)

@@ -264,4 +264,18 @@ EXAMPLES = (
         lines=(7,),
         why="a model built from a chunk's attributes",
     ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        class Who:
+            def who(self):
+                return getattr(self, "sender_session_id", None)
+
+        class MyChunk(Who, SessionMessageChunk):
+            pass
+        """,
+        lines=(5,),
+        why="a mixin of a chunk subclass: its `self` may be a chunk",
+    ),
 )
