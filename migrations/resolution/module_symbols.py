@@ -129,8 +129,9 @@ class RunModules:
     """The run's modules by import name (picklable: handed to every file's migration)."""
 
     paths: tuple[tuple[str, str, bool], ...] = ()  # (module name, file, is a package)
-    # Names of the run's classes that a class deriving from a chunk also derives from
-    # (mixins, and their bases): `self` in their methods may be a chunk.
+    # Names of the run's classes whose instances may carry a chunk's data: those a class
+    # deriving from a chunk also derives from (mixins, and their bases: `self` in their
+    # methods may be a chunk), and those serialised field by field into chunk payloads.
     chunk_mixins: tuple[str, ...] = ()
 
     @classmethod

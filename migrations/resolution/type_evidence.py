@@ -259,7 +259,8 @@ class TypeOracle:
         if node.name in self.run.chunk_mixins:
             return Holds(
                 "unknown",
-                f"`{node.name}` is also a base of a class of the run deriving from the chunk",
+                f"`{node.name}` is, by name, a base of a class of the run deriving from the "
+                "chunk, or serialised field by field where a chunk payload is built",
             )
         reasons = []
         for base in node.bases:

@@ -131,4 +131,22 @@ EXAMPLES = (
         lines=(5, 8),
         why="a model declaring a chunk's wire keys, validated from a chunk's dump",
     ),
+    Invalid(
+        """
+        from dataclasses import dataclass, fields
+
+        @dataclass
+        class Delta:
+            text: str
+            sender_session_id: str
+
+        def to_wire(d: Delta) -> dict:
+            wire = {"sessionUpdate": "session_message_chunk", "content": d.text}
+            for f in fields(d):
+                wire[f.name] = getattr(d, f.name)
+            return wire
+        """,
+        lines=(6,),
+        why="a class serialised field by field into a chunk payload",
+    ),
 )
