@@ -111,9 +111,9 @@ def yielders(module: Module, known: Iterable[str] = ()) -> set[str]:
     names = {q.rpartition(".")[2]: q for q in known}
     if known:  # a re-export (`from .gen import chunks as stream_chunks`) is one too
         symbols = ModuleSymbols.of(module.name, module.tree, module.package)
-        for node in module.tree.body:
-            if isinstance(node, ast.ImportFrom):
-                for alias in node.names:
+        for statement in module.tree.body:
+            if isinstance(statement, ast.ImportFrom):
+                for alias in statement.names:
                     local = alias.asname or alias.name
                     if set(symbols.resolve(local)) & set(known):
                         found.add(f"{module.name}.{local}")
@@ -176,8 +176,8 @@ def receivers(module: Module, lookup: Lookup) -> list[Received]:
         if not slots and not names:
             continue
         if not isinstance(node.func, ast.Attribute):
-            for use in _function_receives(node, slots, names, symbols, lookup, module.name):
-                found[(use.module, use.consumer.line, use.consumer.column)] = use
+            for got in _function_receives(node, slots, names, symbols, lookup, module.name):
+                found[(got.module, got.consumer.line, got.consumer.column)] = got
             continue
         owner = _instance_class(node.func.value, symbols, parents)
         target = definition(lookup, owner) if owner else None
@@ -251,7 +251,9 @@ def _function_receives(
             yield Received(target.symbols.name, Consumer(use.lineno, use.col_offset, message))
 
 
-def _not_forwarded(function: ast.AST, param: str) -> ast.AST | None:
+def _not_forwarded(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, param: str
+) -> ast.Name | ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The first use of `param` in `function` that is not handed to a send as it is
     (the function itself when it has no such parameter to follow)."""
     if param == "*":
@@ -263,9 +265,26 @@ def _not_forwarded(function: ast.AST, param: str) -> ast.AST | None:
             and node.id == param
             and isinstance(node.ctx, ast.Load)
             and not forwarded(node, parents)
+            and not _returned_wrapped(node, parents)
         ):
             return node
     return None
+
+
+def _returned_wrapped(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Returned as it is or inside dicts, lists and tuples (`notify(sid, update)` building
+    the notification its caller sends): the caller's send gets it whole."""
+    current = node
+    while True:
+        holder = parents.get(current)
+        if isinstance(holder, ast.Return):
+            return True
+        wraps = isinstance(holder, ast.List | ast.Tuple) or (
+            isinstance(holder, ast.Dict) and current in holder.values
+        )
+        if not wraps or holder is None:
+            return False
+        current = holder
 
 
 def _instance_class(
@@ -354,10 +373,11 @@ def queue_consumers(module: Module) -> list[Consumer]:
     parents = parent_map(module.tree)
     found = []
     for node in ast.walk(module.tree):
+        caller = parents.get(node)
         if (
             isinstance(node, ast.Attribute)
             and node.attr in QUEUE_GETS
-            and not (isinstance(parents.get(node), ast.Call) and parents[node].func is node)
+            and not (isinstance(caller, ast.Call) and caller.func is node)
         ):
             # `iter(q.get, None)`, `map(q.get, ...)`: items the run cannot follow
             message = (
