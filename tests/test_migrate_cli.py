@@ -404,6 +404,23 @@ class TestRepositoryRuns:
         assert "a use of it in this run cannot follow" in capsys.readouterr().out
         assert migrate("--check", root) == 1
 
+    def test_a_module_with_its_own_helper_still_gets_another_module_s(self, tmp_path: Path) -> None:
+        # a.py (read first) has a helper of its own and calls b.py's: both calls need upserts.
+        helper_a = HELPERS.replace("_text_chunk", "_a_chunk")
+        helper_b = HELPERS.replace("_text_chunk", "_b_chunk")
+        files = {
+            "app/__init__.py": "",
+            "app/a.py": helper_a + "\n\nfrom app.b import _b_chunk\n\n\ndef send(out, mid, me):\n"
+            "    out.put(_a_chunk(mid, 'a', me))\n    out.put(_b_chunk(mid, 'b', me))\n",
+            "app/b.py": helper_b
+            + "\n\ndef greet(out, me):\n    out.put(_b_chunk('m0', 'hi', me))\n",
+        }
+        root = write_files(tmp_path, files)
+        assert migrate(root) == 0
+        a = (root / "app" / "a.py").read_text()
+        assert a.count("out.put(SessionMessage(message_id=mid, sender_session_id=me))") == 2
+        assert migrate("--check", root) == 0
+
     def test_helper_and_callers_are_written_together(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
