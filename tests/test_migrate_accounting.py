@@ -108,3 +108,16 @@ def test_an_occurrence_takes_the_verdict_of_the_innermost_span(tmp_path: Path) -
     ]
     assert result.new is not None
     assert b'message_id=i, content=TextContent(text="t"))' in result.new  # keyword moved
+
+
+def test_two_names_in_one_string_give_two_different_lines(tmp_path: Path) -> None:
+    source = (
+        "from acp_schema.v2 import SessionMessageChunk\n\n"
+        'QUERY = run("sender_session_id=:a OR sender_session_id=:b")\n'
+    )
+    write_files(tmp_path, {"m.py": source})
+    [result] = run([tmp_path / "m.py"], Options(rules=ALL_RULES))
+    lines = [f.format("m.py") for f in result.warnings if f.rule == OCCURRENCE]
+    assert len(lines) == 2
+    assert len(set(lines)) == 2, lines
+    assert any("(removed name 2 in this string)" in line for line in lines)

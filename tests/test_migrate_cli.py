@@ -365,6 +365,62 @@ class TestRepositoryRuns:
         assert "sender_session_id" not in (root / "app" / "helpers.py").read_text()
         assert migrate("--check", root) == 0
 
+    @pytest.mark.parametrize(
+        "imported",
+        ["from .helpers import _text_chunk as make", "from app.helpers import _text_chunk as make"],
+    )
+    def test_helper_called_under_an_import_alias_gets_the_upsert(
+        self, tmp_path: Path, imported: str
+    ) -> None:
+        # The helper's own module calls it too, so a missed aliased call would lose IDs.
+        helpers = HELPERS + "\n\ndef greet(out, me):\n    out.put(_text_chunk('m0', 'hi', me))\n"
+        caller = f"{imported}\n\n\ndef send(out, mid, me):\n    out.put(make(mid, 'a', me))\n"
+        files = {"app/__init__.py": "", "app/helpers.py": helpers, "app/use.py": caller}
+        root = write_files(tmp_path, files)
+        assert migrate(root) == 0
+        use = (root / "app" / "use.py").read_text()
+        assert "out.put(SessionMessage(message_id=mid, sender_session_id=me))\n" in use
+        assert "sender_session_id=sender" not in (root / "app" / "helpers.py").read_text()
+        assert migrate("--check", root) == 0
+
+    @pytest.mark.parametrize(
+        "caller",
+        [
+            # a module object the run cannot resolve
+            "def send(out, mod, mid, me):\n    out.put(mod._text_chunk(mid, 'a', me))\n",
+            # looked up by its name
+            "from app import helpers\n\n\n"
+            "def send(out, mid, me):\n    out.put(getattr(helpers, '_text_chunk')(mid, 'a', me))\n",
+        ],
+    )
+    def test_helper_reached_where_the_run_cannot_follow_keeps_its_ids(
+        self, tmp_path: Path, caller: str, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        helpers = HELPERS + "\n\ndef greet(out, me):\n    out.put(_text_chunk('m0', 'hi', me))\n"
+        files = {"app/__init__.py": "", "app/helpers.py": helpers, "app/use.py": caller}
+        root = write_files(tmp_path, files)
+        migrate(root)
+        assert (root / "app" / "helpers.py").read_text() == helpers
+        assert "a use of it in this run cannot follow" in capsys.readouterr().out
+        assert migrate("--check", root) == 1
+
+    def test_a_module_with_its_own_helper_still_gets_another_module_s(self, tmp_path: Path) -> None:
+        # a.py (read first) has a helper of its own and calls b.py's: both calls need upserts.
+        helper_a = HELPERS.replace("_text_chunk", "_a_chunk")
+        helper_b = HELPERS.replace("_text_chunk", "_b_chunk")
+        files = {
+            "app/__init__.py": "",
+            "app/a.py": helper_a + "\n\nfrom app.b import _b_chunk\n\n\ndef send(out, mid, me):\n"
+            "    out.put(_a_chunk(mid, 'a', me))\n    out.put(_b_chunk(mid, 'b', me))\n",
+            "app/b.py": helper_b
+            + "\n\ndef greet(out, me):\n    out.put(_b_chunk('m0', 'hi', me))\n",
+        }
+        root = write_files(tmp_path, files)
+        assert migrate(root) == 0
+        a = (root / "app" / "a.py").read_text()
+        assert a.count("out.put(SessionMessage(message_id=mid, sender_session_id=me))") == 2
+        assert migrate("--check", root) == 0
+
     def test_helper_and_callers_are_written_together(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:

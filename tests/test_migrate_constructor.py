@@ -474,6 +474,30 @@ class TestNamesHelpersGenerators(MigrationTest):
             """
         self.migrate(source, source, warnings=[(C, 4)])
 
+    def test_an_item_changed_through_an_alias_before_the_send_is_reported(self) -> None:
+        source = """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def send(out, mid, route):
+                alias = route
+                chunk = SessionMessageChunk(message_id=mid, content=block, recipient_session_id=route["peer"])
+                alias["peer"] = "s3"
+                out.put(chunk)
+            """
+        self.migrate(source, source, warnings=[(C, 5)])
+
+    def test_an_attribute_changed_through_an_alias_before_the_send_is_reported(self) -> None:
+        source = """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def send(self, out, mid):
+                other = self
+                chunk = SessionMessageChunk(message_id=mid, content=block, sender_session_id=self.me)
+                other.me = "s3"
+                out.put(chunk)
+            """
+        self.migrate(source, source, warnings=[(C, 5)])
+
     def test_assigned_and_never_sent_is_left_alone(self) -> None:
         source = """
             from acp_schema.v2 import SessionMessageChunk
@@ -1010,6 +1034,33 @@ class TestOnlyProvenSends(MigrationTest):
             warnings=[(C, 5)],
         )
         assert "`peer.session_update` changes inside the loop" in findings[0].message
+
+    def test_an_item_changed_through_an_alias_in_the_loop_keeps_the_upsert_in_it(
+        self,
+    ) -> None:
+        findings = self.migrate(
+            """
+            from acp_schema.v2 import SessionMessageChunk
+
+            def run(self, mid, parts):
+                r = self.route
+                for part in parts:
+                    r["peer"] = part
+                    self.out.write(SessionMessageChunk(message_id=mid, content=part, recipient_session_id=self.route["peer"]))
+            """,
+            """
+            from acp_schema.v2 import SessionMessage, SessionMessageChunk
+
+            def run(self, mid, parts):
+                r = self.route
+                for part in parts:
+                    r["peer"] = part
+                    self.out.write(SessionMessage(message_id=mid, recipient_session_id=self.route["peer"]))
+                    self.out.write(SessionMessageChunk(message_id=mid, content=part))
+            """,
+            warnings=[(C, 7)],
+        )
+        assert "`self.route` changes inside the loop" in findings[0].message
 
     def test_a_module_constant_never_reassigned_does_not_block_the_hoist(self) -> None:
         self.migrate(

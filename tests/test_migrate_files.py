@@ -362,3 +362,16 @@ class TestParseProblems:
         assert "c_chain.py: error: too deeply nested for libcst (RecursionError)" in out
         assert "SessionMessage(" in (root / "d_send.py").read_text()
         assert "3 failed" in out
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="`type` statements parse here")
+def test_syntax_this_python_rejects_is_reported_and_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # libcst takes it, but the run reads modules with `ast` too and would miss this one.
+    source = OLD + "\ntype Pair = tuple[int, int]\n"
+    root = write_files(tmp_path, {"m.py": source})
+    assert migrate(root) == 2
+    assert (root / "m.py").read_text() == source
+    out = capsys.readouterr().out
+    assert "m.py: error: cannot parse: invalid syntax (line 8, column 5) for Python 3." in out

@@ -4,6 +4,8 @@
   by the removed names, the chunk class or a chunk tag: the run never crashes, a second
   run changes nothing, and a module that names nothing of the removed API comes back
   byte-identical.
+- Random modules that migrate changes, with comment lines of any indentation between
+  and after their lines: every comment of the original is still in the migrated file.
 - Random runnable programs (tests/migration_oracle/programs.py) run against the
   recording connection on old-shape bindings that record where a chunk's IDs are
   touched (tests/migration_oracle/tracing.py): no occurrence on such a line is called
@@ -16,10 +18,11 @@ import io
 import keyword
 import tempfile
 import tokenize
+from collections import Counter
 from pathlib import Path
 
 import hypothesmith
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from acp_schema.migrations.chunk_identity.rule_ids import ALL_RULES
@@ -96,6 +99,53 @@ def test_random_modules_never_crash_and_migrate_once(source: str) -> None:
     names = ("sender", "recipient", "Sender", "Recipient", "SessionMessageChunk", "session_message")
     if not any(n.encode() in original for n in names) and original.isascii():
         assert first is None, "a module naming nothing of the removed API was changed"
+
+
+SENDS = (
+    "from acp_schema.v2 import SessionMessageChunk\n\n\n"
+    "def _send(out, mid, me):  # sends\n"
+    "    out.put(SessionMessageChunk(message_id=mid, content='x', sender_session_id=me))\n"
+)
+
+
+@st.composite
+def commented(draw: st.DrawFn) -> str:
+    """A module that migrate changes (it sends a chunk), followed by a hypothesmith
+    module with comment lines of any indentation put between its lines, at its end
+    too, with or without a final newline."""
+    lines = draw(hypothesmith.from_grammar()).splitlines()
+    for _ in range(draw(st.integers(0, 4))):
+        where = draw(st.integers(0, len(lines)))
+        indent = draw(st.sampled_from(["", " ", "   ", "\t", "    "]))
+        lines.insert(where, f"{indent}# c{where}")
+    for index in range(draw(st.integers(0, 3))):
+        indent = draw(st.sampled_from(["", " ", "   ", "\t"]))
+        lines.append(f"{indent}# tail{index}")
+    end = draw(st.sampled_from(["", "\n"]))
+    return SENDS + "\n".join(lines) + end
+
+
+def _comments(source: bytes) -> Counter[str]:
+    tokens = tokenize.tokenize(io.BytesIO(source).readline)
+    return Counter(t.string for t in tokens if t.type == tokenize.COMMENT)
+
+
+@settings(
+    max_examples=examples(10, 60),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(commented())
+def test_a_migrated_module_keeps_every_comment(source: str) -> None:
+    try:
+        compile(source, "mod.py", "exec")
+        before = _comments(source.encode())
+    except (SyntaxError, ValueError, tokenize.TokenError):
+        assume(False)
+    with tempfile.TemporaryDirectory() as tmp:
+        _, first, _ = _migrate(Path(tmp), source)
+    if first is not None:
+        assert not before - _comments(first), "a comment of the original was lost"
 
 
 @settings(

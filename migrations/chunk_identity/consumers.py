@@ -38,23 +38,27 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from acp_schema.migrations.chunk_identity.consumer_uses import (
+    dotted_name,
+    enclosing_function,
+    forwarded,
+    kind_tested,
+    last_name,
+    none_test,
+    parent_map,
+    shared,
+)
 from acp_schema.migrations.chunk_identity.planning.sites import ENCODERS, SEND_VERBS, SERIALIZERS
 from acp_schema.migrations.framework.examples import Invalid, Valid
 from acp_schema.migrations.resolution.bindings import (
-    CHUNK_CLASS,
-    CHUNK_TAG,
     MESSAGE_CLASS,
     MESSAGE_TAG,
 )
 from acp_schema.migrations.resolution.module_symbols import Lookup, ModuleSymbols, definition
 
 TAG_KEYS = frozenset({"sessionUpdate", "session_update"})
-KIND_WORDS = (CHUNK_TAG, MESSAGE_TAG, CHUNK_CLASS, MESSAGE_CLASS)
-MAX_DEPTH = 5  # local names followed from one to the next
 QUEUE_PUTS = frozenset({"put", "put_nowait"})
 QUEUE_GETS = frozenset({"get", "get_nowait"})
-# What an upsert has as well as a chunk (reading it from either is fine).
-SHARED_ATTRIBUTES = frozenset({"session_update", "message_id", "meta"})
 STEP = (
     "handle both kinds (skip items whose session_update is not session_message_chunk, "
     "or forward them all to the send), or acknowledge it with "
@@ -105,6 +109,14 @@ def yielders(module: Module, known: Iterable[str] = ()) -> set[str]:
     `yield from` one of `known`."""
     found = set()
     names = {q.rpartition(".")[2]: q for q in known}
+    if known:  # a re-export (`from .gen import chunks as stream_chunks`) is one too
+        symbols = ModuleSymbols.of(module.name, module.tree, module.package)
+        for statement in module.tree.body:
+            if isinstance(statement, ast.ImportFrom):
+                for alias in statement.names:
+                    local = alias.asname or alias.name
+                    if set(symbols.resolve(local)) & set(known):
+                        found.add(f"{module.name}.{local}")
     for local, function in _functions(module.tree):
         for node in _own_nodes(function):
             if (isinstance(node, ast.Yield) and _is_upsert(node.value)) or (
@@ -118,11 +130,11 @@ def yielders(module: Module, known: Iterable[str] = ()) -> set[str]:
 def _is_upsert(value: ast.expr | None) -> bool:
     if isinstance(value, ast.Call):
         func = value.func
-        if _last(func) == MESSAGE_CLASS:
+        if last_name(func) == MESSAGE_CLASS:
             return True
         if isinstance(func, ast.Attribute) and func.attr in SERIALIZERS:
             return _is_upsert(func.value)
-        if _dotted(func) in ENCODERS and value.args:
+        if dotted_name(func) in ENCODERS and value.args:
             return _is_upsert(value.args[0])
         return False
     if isinstance(value, ast.Dict):
@@ -139,7 +151,7 @@ def _is_upsert(value: ast.expr | None) -> bool:
 
 
 def _calls_one_of(value: ast.expr, names: dict[str, str]) -> bool:
-    return isinstance(value, ast.Call) and _last(value.func) in names
+    return isinstance(value, ast.Call) and last_name(value.func) in names
 
 
 @dataclass(frozen=True)
@@ -154,18 +166,18 @@ def receivers(module: Module, lookup: Lookup) -> list[Received]:
     """The methods of classes of the run that this module sends upserts to, where they
     use the upsert as a chunk (see the module docstring)."""
     symbols = ModuleSymbols.of(module.name, module.tree, module.package)
-    parents = _parents(module.tree)
+    parents = parent_map(module.tree)
     found: dict[tuple[str, int, int], Received] = {}
     for node in ast.walk(module.tree):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr.lstrip("_").lower().startswith(SEND_VERBS)
-        ):
+        if not (isinstance(node, ast.Call) and _sends(node.func)):
             continue  # the migration puts upserts into sends only
         slots = [i for i, a in enumerate(node.args) if _is_upsert(a)]
         names = [k.arg for k in node.keywords if k.arg and _is_upsert(k.value)]
         if not slots and not names:
+            continue
+        if not isinstance(node.func, ast.Attribute):
+            for got in _function_receives(node, slots, names, symbols, lookup, module.name):
+                found[(got.module, got.consumer.line, got.consumer.column)] = got
             continue
         owner = _instance_class(node.func.value, symbols, parents)
         target = definition(lookup, owner) if owner else None
@@ -195,6 +207,86 @@ def receivers(module: Module, lookup: Lookup) -> list[Received]:
     return list(found.values())
 
 
+def _sends(func: ast.expr) -> bool:
+    name = func.attr if isinstance(func, ast.Attribute) else last_name(func)
+    return name is not None and name.lstrip("_").lower().startswith(SEND_VERBS)
+
+
+def _function_receives(
+    call: ast.Call,
+    slots: list[int],
+    names: list[str],
+    symbols: ModuleSymbols,
+    lookup: Lookup,
+    caller: str,
+) -> Iterator[Received]:
+    """A send-like function of the run (`send_update(SessionMessage(...))`) that gets an
+    upsert: reported where it does anything with it but hand it to a send (a test of its
+    kind may drop it: the participant IDs would be lost)."""
+    dotted = dotted_name(call.func)
+    for qualified in symbols.resolve(dotted) if dotted else []:
+        target = definition(lookup, qualified)
+        if target is None or not isinstance(target.node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        function = target.node
+        arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+        params = [a.arg for a in arguments]
+        positional = [*function.args.posonlyargs, *function.args.args]
+        chosen = [positional[i].arg for i in slots if i < len(positional)]
+        chosen += [n for n in names if n in params]
+        if len(chosen) < len(slots) + len(names):  # `*args`, `**kwargs`: not followed
+            chosen = params or ["*"]
+        for param in chosen:
+            annotation = next((a.annotation for a in arguments if a.arg == param), None)
+            if _admits_upserts(annotation):
+                continue  # declared to take any update: a type checker holds it to that
+            use = _not_forwarded(function, param)
+            if use is None:
+                continue
+            message = (
+                f"`{function.name}` now also receives SessionMessage upserts (sent before the "
+                f"chunks, line {call.lineno} of {caller}); it does not just send `{param}` on "
+                f"here, so it may drop the upsert or use it as a chunk: {STEP}"
+            )
+            yield Received(target.symbols.name, Consumer(use.lineno, use.col_offset, message))
+
+
+def _not_forwarded(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, param: str
+) -> ast.Name | ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The first use of `param` in `function` that is not handed to a send as it is
+    (the function itself when it has no such parameter to follow)."""
+    if param == "*":
+        return function
+    parents = parent_map(function)
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Name)
+            and node.id == param
+            and isinstance(node.ctx, ast.Load)
+            and not forwarded(node, parents)
+            and not _returned_wrapped(node, parents)
+        ):
+            return node
+    return None
+
+
+def _returned_wrapped(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Returned as it is or inside dicts, lists and tuples (`notify(sid, update)` building
+    the notification its caller sends): the caller's send gets it whole."""
+    current = node
+    while True:
+        holder = parents.get(current)
+        if isinstance(holder, ast.Return):
+            return True
+        wraps = isinstance(holder, ast.List | ast.Tuple) or (
+            isinstance(holder, ast.Dict) and current in holder.values
+        )
+        if not wraps or holder is None:
+            return False
+        current = holder
+
+
 def _instance_class(
     value: ast.expr, symbols: ModuleSymbols, parents: dict[ast.AST, ast.AST]
 ) -> str | None:
@@ -202,7 +294,7 @@ def _instance_class(
     to a call of a class, or a parameter annotated with one."""
     if not isinstance(value, ast.Name):
         return None
-    scope = _enclosing_function(value, parents)
+    scope = enclosing_function(value, parents)
     bindings: list[ast.AST] = []
     for node in ast.walk(scope or _root(parents, value)):
         if isinstance(node, ast.Assign) and any(
@@ -215,7 +307,7 @@ def _instance_class(
         return None
     bound = bindings[0]
     called = bound.func if isinstance(bound, ast.Call) else bound
-    dotted = _dotted(called) if isinstance(called, ast.expr) else None
+    dotted = dotted_name(called) if isinstance(called, ast.expr) else None
     resolved = symbols.resolve(dotted) if dotted else []
     return resolved[0] if len(resolved) == 1 else None
 
@@ -238,7 +330,7 @@ def _admits_upserts(annotation: ast.expr | None) -> bool:
     if annotation is None:
         return False
     nodes = list(ast.walk(annotation))
-    words = {_last(n) for n in nodes if isinstance(n, ast.Name | ast.Attribute)}
+    words = {last_name(n) for n in nodes if isinstance(n, ast.Name | ast.Attribute)}
     for node in nodes:  # quoted annotations
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             words.update(re.findall(r"\w+", node.value))
@@ -248,16 +340,16 @@ def _admits_upserts(annotation: ast.expr | None) -> bool:
 def _chunk_use(method: ast.AST, param: str) -> ast.Name | None:
     """The first use of `param` in the method that is not forwarded, shared by both
     kinds, a `None` test, or under a test of its kind."""
-    parents = _parents(method)
+    parents = parent_map(method)
     for node in ast.walk(method):
         if (
             isinstance(node, ast.Name)
             and node.id == param
             and isinstance(node.ctx, ast.Load)
-            and not _shared(node, parents)
-            and not _forwarded(node, parents)
-            and not _none_test(node, parents)
-            and not _kind_tested(node, param, parents, method)
+            and not shared(node, parents)
+            and not forwarded(node, parents)
+            and not none_test(node, parents)
+            and not kind_tested(node, param, parents, method)
         ):
             return node
     return None
@@ -278,9 +370,23 @@ def puts_upserts(module: Module) -> bool:
 def queue_consumers(module: Module) -> list[Consumer]:
     """Items taken from a queue (`get()` without arguments, `get_nowait()`) and used as
     chunks: reported when the run puts upserts into queues."""
-    parents = _parents(module.tree)
+    parents = parent_map(module.tree)
     found = []
     for node in ast.walk(module.tree):
+        caller = parents.get(node)
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in QUEUE_GETS
+            and not (isinstance(caller, ast.Call) and caller.func is node)
+        ):
+            # `iter(q.get, None)`, `map(q.get, ...)`: items the run cannot follow
+            message = (
+                "this run puts SessionMessage upserts into in-process queues before the "
+                f"chunks; `{dotted_name(node) or node.attr}` is taken as a value here, so the "
+                f"items it returns are used where the run cannot look: {STEP}"
+            )
+            found.append(Consumer(node.lineno, node.col_offset, message))
+            continue
         if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -305,7 +411,7 @@ def queue_consumers(module: Module) -> list[Consumer]:
 
 def _taken(taken: ast.expr, holder: ast.AST | None, parents: dict[ast.AST, ast.AST]) -> str | None:
     """Why an item taken from a queue is used as a chunk (None: forwarded or handled)."""
-    if _forwarded(taken, parents):
+    if forwarded(taken, parents):
         return None
     target: ast.expr | None = None
     if isinstance(holder, ast.Assign) and len(holder.targets) == 1:
@@ -314,7 +420,7 @@ def _taken(taken: ast.expr, holder: ast.AST | None, parents: dict[ast.AST, ast.A
         target = holder.target
     if not isinstance(target, ast.Name):
         return "the item taken here is used without a look at its kind"
-    scope = _enclosing_function(holder, parents) or holder
+    scope = enclosing_function(holder, parents) or holder
     if scope is None:
         return None
     for node in ast.walk(scope):
@@ -322,60 +428,59 @@ def _taken(taken: ast.expr, holder: ast.AST | None, parents: dict[ast.AST, ast.A
             isinstance(node, ast.Name)
             and node.id == target.id
             and isinstance(node.ctx, ast.Load)
-            and not _shared(node, parents)
-            and not _forwarded(node, parents)
-            and not _none_test(node, parents)
-            and not _kind_tested(node, target.id, parents, scope)
+            and not shared(node, parents)
+            and not forwarded(node, parents)
+            and not none_test(node, parents)
+            and not kind_tested(node, target.id, parents, scope)
         ):
             return f"the item is used as a chunk (line {node.lineno})"
     return None
 
 
-def _enclosing_function(node: ast.AST | None, parents: dict[ast.AST, ast.AST]) -> ast.AST | None:
-    while node is not None:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            return node
-        node = parents.get(node)
-    return None
-
-
-def _none_test(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
-    """`item is None`, `item is not None`, `if item:`: fine for any kind."""
-    holder = parents.get(node)
-    if isinstance(holder, ast.Compare):
-        return all(isinstance(c, ast.Constant) and c.value is None for c in holder.comparators)
-    if isinstance(holder, ast.NamedExpr):
-        return _none_test(holder, parents)
-    return isinstance(holder, ast.If | ast.While) and holder.test is node
-
-
-def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-
-
 def consumers(module: Module, generators: Iterable[str]) -> list[Consumer]:
     """The places in `module` that consume one of `generators` as if it yielded only
     chunks (see the module docstring)."""
-    by_name = {q.rpartition(".")[2]: q for q in generators}
+    every = set(generators)
+    by_name = {q.rpartition(".")[2]: q for q in every}
     if not by_name:
         return []
+    _add_aliases(module.tree, by_name)
     symbols = ModuleSymbols.of(module.name, module.tree, module.package)
-    parents = _parents(module.tree)
+    parents = parent_map(module.tree)
     found = []
     for node in ast.walk(module.tree):
         if isinstance(node, ast.Call):
-            name = _last(node.func)
-            if name in by_name and _may_be(symbols, node.func, by_name[name]):
+            name = last_name(node.func)
+            if name in by_name and _may_be(symbols, node.func, every):
                 problem = _consumed(node, parents)
                 if problem is not None:
                     found.append(_report(node, by_name[name], problem))
         elif isinstance(node, ast.Name) and node.id in by_name and isinstance(node.ctx, ast.Load):
             holder = parents.get(node)
             if not (isinstance(holder, ast.Call) and holder.func is node) and _may_be(
-                symbols, node, by_name[node.id]
+                symbols, node, every
             ):
                 found.append(_report(node, by_name[node.id], "the generator is used as a value"))
     return sorted(found, key=lambda c: (c.line, c.column))
+
+
+def _add_aliases(tree: ast.Module, by_name: dict[str, str]) -> None:
+    """Other names the module gives the generators: `from app.gen import chunks as
+    produce`, `produce = gen.stream` (in any scope)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.asname and alias.name in by_name:
+                    by_name.setdefault(alias.asname, by_name[alias.name])
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            leaf = (
+                last_name(node.value) if isinstance(node.value, ast.Name | ast.Attribute) else None
+            )
+            if leaf in by_name:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        by_name.setdefault(target.id, by_name[leaf])
 
 
 def _report(node: ast.expr, qualified: str, problem: str) -> Consumer:
@@ -387,13 +492,18 @@ def _report(node: ast.expr, qualified: str, problem: str) -> Consumer:
     return Consumer(node.lineno, node.col_offset, message)
 
 
-def _may_be(symbols: ModuleSymbols, func: ast.expr, qualified: str) -> bool:
-    """False only when the module's imports resolve the name to another function."""
-    dotted = _dotted(func)
+def _may_be(symbols: ModuleSymbols, func: ast.expr, generators: set[str]) -> bool:
+    """False only when the module's imports resolve the name to another function than
+    the generators (a re-export of one is one of them)."""
+    dotted = dotted_name(func)
     if dotted is None or dotted.startswith(("self.", "cls.")):
         return True
     resolved = symbols.resolve(dotted)
-    return not resolved or qualified in resolved or any(r.startswith("builtins.") for r in resolved)
+    return (
+        not resolved
+        or bool(generators & set(resolved))
+        or any(r.startswith("builtins.") for r in resolved)
+    )
 
 
 def _consumed(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> str | None:
@@ -414,132 +524,14 @@ def _consumed(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> str | None:
                 isinstance(node, ast.Name)
                 and node.id == item
                 and isinstance(node.ctx, ast.Load)
-                and not _shared(node, parents)
-                and not _forwarded(node, parents)
-                and not _kind_tested(node, item, parents, holder)
+                and not shared(node, parents)
+                and not forwarded(node, parents)
+                and not kind_tested(node, item, parents, holder)
             ):
                 return f"the loop uses each item as a chunk (line {node.lineno})"
     return None
 
 
-def _shared(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
-    """A read of what the upsert and the chunks both have (`item.message_id`)."""
-    holder = parents.get(node)
-    return isinstance(holder, ast.Attribute) and holder.attr in SHARED_ATTRIBUTES
-
-
-def _forwarded(node: ast.expr, parents: dict[ast.AST, ast.AST], depth: int = 0) -> bool:
-    """The item handed as it is (or serialised, or wrapped in a notification, a list or
-    a dict, or first bound to a local name that is itself only forwarded) to a send."""
-    current: ast.AST = node
-    while True:
-        holder = parents.get(current)
-        if isinstance(holder, ast.Dict) and current in holder.values:
-            current = holder
-            continue
-        if (
-            isinstance(holder, ast.Assign)
-            and len(holder.targets) == 1
-            and isinstance(holder.targets[0], ast.Name)
-            and depth < MAX_DEPTH
-        ):
-            return _only_forwarded(holder.targets[0].id, holder, parents, depth + 1)
-        if isinstance(holder, ast.Attribute) and holder.attr in SERIALIZERS:
-            call = parents.get(holder)
-            if isinstance(call, ast.Call) and call.func is holder and not call.args:
-                current = call
-                continue
-            return False
-        if isinstance(holder, ast.keyword):
-            current, holder = holder, parents.get(holder)
-        if isinstance(holder, ast.List | ast.Tuple):
-            current = holder
-            continue
-        if not isinstance(holder, ast.Call) or holder.func is current:
-            return False
-        callee = _last(holder.func) or ""
-        if callee.lstrip("_").lower().startswith(SEND_VERBS):
-            return True
-        if _dotted(holder.func) in ENCODERS or callee.endswith("Notification"):
-            current = holder
-            continue
-        return False
-
-
-def _only_forwarded(
-    name: str, assignment: ast.Assign, parents: dict[ast.AST, ast.AST], depth: int
-) -> bool:
-    """Every later use of a local name in its function is forwarded to a send."""
-    scope = _enclosing_function(assignment, parents)
-    if scope is None:
-        return False
-    uses = [
-        n
-        for n in ast.walk(scope)
-        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-    ]
-    return bool(uses) and all(_forwarded(n, parents, depth) for n in uses)
-
-
-def _kind_tested(node: ast.expr, item: str, parents: dict[ast.AST, ast.AST], loop: ast.AST) -> bool:
-    """The use sits under an `if` whose test names the item and a kind (a tag or a
-    class), or after an `if` that skips other kinds (`continue`)."""
-    current: ast.AST = node
-    while current is not loop:
-        holder = parents.get(current)
-        if holder is None:
-            return False
-        if isinstance(holder, ast.If) and current in holder.body and _tests_kind(holder.test, item):
-            return True
-        if isinstance(holder, ast.For | ast.AsyncFor) and holder is loop:
-            index = holder.body.index(current) if current in holder.body else 0
-            return any(_skips_others(s, item) for s in holder.body[:index])
-        current = holder
-    return False
-
-
-def _tests_kind(test: ast.expr, item: str) -> bool:
-    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-    words = (
-        {
-            n.value
-            for n in ast.walk(test)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str)
-        }
-        | {n.attr for n in ast.walk(test) if isinstance(n, ast.Attribute)}
-        | names
-    )
-    return item in names and any(w in words for w in KIND_WORDS)
-
-
-def _skips_others(statement: ast.stmt, item: str) -> bool:
-    """`if <kind test of item>: continue`."""
-    return (
-        isinstance(statement, ast.If)
-        and _tests_kind(statement.test, item)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], ast.Continue)
-    )
-
-
-def _last(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
-
-
-# Examples of rule chunk-identity/consumer, run with every rule of the family (the
 # generator is rewritten by chunk-identity/constructor; `lines` are this rule's warnings).
 EXAMPLES = (
     Valid(

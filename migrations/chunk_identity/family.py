@@ -20,6 +20,7 @@ import libcst as cst
 from acp_schema.migrations.chunk_identity import rule_ids as rules
 from acp_schema.migrations.chunk_identity.candidates import collect
 from acp_schema.migrations.chunk_identity.helper_planning import (
+    helper_local_names,
     plan_helper,
     plan_helper_references,
     plan_imported_helpers,
@@ -40,7 +41,7 @@ from acp_schema.migrations.chunk_identity.rules import (
 def plan_module(planner: Planner) -> Plan:
     """Plan every selected chunk-identity rule for one module."""
     facts = planner.facts
-    helper_names = frozenset(name.rpartition(".")[2] for name in planner.helpers)
+    helper_names = helper_local_names(facts.module, planner.helpers)
     found = collect(facts, helper_names)
     planner.mentions = found.mentions
     selected = planner.selected
@@ -80,7 +81,7 @@ def plan_module(planner: Planner) -> Plan:
     if rules.DICT in selected:
         plan_kind_helpers(planner, found)
     plan_imported_helpers(planner, found)
-    plan_helper_references(planner)
+    plan_helper_references(planner, helper_names)
 
     if rules.READ in selected:
         chunk_read.plan_reads(planner, found)

@@ -14,7 +14,13 @@ from acp_schema.migrations.chunk_identity.accounting.accounting import Account
 from acp_schema.migrations.chunk_identity.accounting.occurrences import REMOVED_BYTES, nfkc_bytes
 from acp_schema.migrations.chunk_identity.planning.plan import HelperTemplate
 from acp_schema.migrations.framework.findings import Finding
-from acp_schema.migrations.framework.parsing import ParseFailure, for_parser, parse, restore
+from acp_schema.migrations.framework.parsing import (
+    ParseFailure,
+    first_difference,
+    for_parser,
+    parse,
+    restore,
+)
 from acp_schema.migrations.resolution.bindings import TRIGGERS
 from acp_schema.migrations.resolution.module_symbols import RunModules
 from acp_schema.migrations.resolution.modules import module_names
@@ -135,14 +141,23 @@ def migrate_bytes(
     command.fresh_tree = True
     command.source = text
     try:
+        lost = first_difference(text, module.bytes)
+        if lost is not None:  # a libcst defect: every edit would carry the loss to disk
+            return FileResult(
+                path,
+                "failed",
+                error=f"cannot migrate: libcst does not give this file back as it was (line "
+                f"{lost} differs); file left unchanged",
+                original=data,
+            )
         new_module = command.transform_module(module)
         restored = restore(new_module.bytes, text, layout)
         if restored is None:
             return FileResult(
                 path,
                 "failed",
-                error="cannot migrate: a line indented with a form feed would be rewritten; "
-                "file left unchanged",
+                error="cannot migrate: a line whose indentation libcst cannot keep (a form "
+                "feed, a comment at the end of the file) would be rewritten; file left unchanged",
                 original=data,
             )
         new = restored

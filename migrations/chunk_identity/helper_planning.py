@@ -6,6 +6,8 @@ of the run, and the uses of those helpers that are not calls (they keep their ID
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import libcst as cst
 
 from acp_schema.migrations.chunk_identity import rule_ids as rules
@@ -24,7 +26,7 @@ from acp_schema.migrations.chunk_identity.planning.plan import (
 )
 from acp_schema.migrations.chunk_identity.planning.planner import Planner
 from acp_schema.migrations.chunk_identity.rules import chunk_dict
-from acp_schema.migrations.framework.syntax import code
+from acp_schema.migrations.framework.syntax import code, string_value
 
 
 def _call_sites(
@@ -186,14 +188,32 @@ def _plan_helper_call(planner: Planner, call: cst.Call, template: HelperTemplate
     planner.plan.called.add(template.qualified_name)
 
 
-def plan_helper_references(planner: Planner) -> None:
-    """Uses of helpers of other modules that are not calls (passed as a value,
-    re-exported by a package `__init__`): those helpers must keep their IDs."""
+def helper_local_names(module: cst.Module, helpers: Iterable[str]) -> frozenset[str]:
+    """The names a module may call helpers of other modules by: each helper's own name
+    and every name an import binds it to (`from app.h import _chunk as mk`)."""
+    leaves = {q.rpartition(".")[2] for q in helpers}
+    if not leaves:
+        return frozenset()
+    names = set(leaves)
+    for statement in _all_nodes(module, cst.ImportFrom):
+        assert isinstance(statement, cst.ImportFrom)
+        if isinstance(statement.names, cst.ImportStar):
+            continue
+        for alias in statement.names:
+            if code(alias.name) in leaves and alias.asname is not None:
+                names.add(code(alias.asname.name))
+    return frozenset(names)
+
+
+def plan_helper_references(planner: Planner, names: frozenset[str]) -> None:
+    """Uses of helpers of other modules that are not calls the run follows (passed as a
+    value, re-exported by a package `__init__`, reached through a value the run cannot
+    resolve, named in a string): those helpers must keep their IDs. `names` are the
+    names this module may reach them by (`helper_local_names`)."""
     helpers = planner.helpers
     if not helpers:
         return
     facts = planner.facts
-    names = {q.rpartition(".")[2] for q in helpers}
     is_package = facts.module_name is not None and facts.module_name == facts.package_name
     for statement in _all_nodes(facts.module, cst.ImportFrom):
         assert isinstance(statement, cst.ImportFrom)
@@ -210,23 +230,49 @@ def plan_helper_references(planner: Planner) -> None:
                     qualified,
                     f"it is re-exported by the package `{facts.module_name}` (line {line})",
                 )
-    for node in _all_nodes(facts.module, cst.Name, cst.Attribute):
+    by_leaf: dict[str, list[str]] = {}
+    for qualified in helpers:
+        by_leaf.setdefault(qualified.rpartition(".")[2], []).append(qualified)
+    for node in _all_nodes(facts.module, cst.Name, cst.Attribute, cst.SimpleString):
+        if isinstance(node, cst.SimpleString):
+            for qualified in by_leaf.get(string_value(node) or "", ()):
+                line, _ = facts.position(node)
+                planner.plan.blocked.setdefault(
+                    qualified,
+                    f"its name is a string at line {line}, so it may be looked up "
+                    "(`getattr`) where the run cannot follow",
+                )
+            continue
         assert isinstance(node, cst.Name | cst.Attribute)
         leaf = node.attr.value if isinstance(node, cst.Attribute) else node.value
         if leaf not in names:
             continue
         holder = facts.parent(node)
-        if isinstance(holder, cst.Call) and holder.func is node:
-            continue
         if isinstance(holder, cst.Attribute) and holder.attr is node:
             continue
-        if isinstance(holder, cst.ImportAlias | cst.Attribute):
+        if isinstance(holder, cst.ImportAlias):
             continue
-        for qualified in facts.qualified_names(node) & set(helpers):
-            line, _ = facts.position(node)
-            planner.plan.blocked.setdefault(
-                qualified, f"it is used without being called at line {line}"
-            )
+        line, _ = facts.position(node)
+        found = facts.qualified_names(node) & set(helpers)
+        is_call = isinstance(holder, cst.Call) and holder.func is node
+        if found and not is_call:
+            for qualified in found:
+                planner.plan.blocked.setdefault(
+                    qualified, f"it is used without being called at line {line}"
+                )
+        elif (
+            not found
+            and isinstance(node, cst.Attribute)
+            and leaf in by_leaf
+            and not facts.names_import(node)
+        ):
+            # `x._chunk` on a value the run cannot resolve (a module passed as a
+            # parameter, a call's result): it may be the helper, called unseen.
+            for qualified in by_leaf[leaf]:
+                planner.plan.blocked.setdefault(
+                    qualified,
+                    f"`{code(node)}` at line {line} may be it, and the run cannot tell",
+                )
 
 
 def _all_nodes(module: cst.Module, *kinds: type[cst.CSTNode]) -> list[cst.CSTNode]:

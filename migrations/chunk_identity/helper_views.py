@@ -93,16 +93,15 @@ def mark_units(
 
 
 def may_call(result: FileResult, helpers: Iterable[HelperTemplate]) -> bool:
-    """Whether a file may call a helper of another module: it names the helper and the
-    last part of the helper's module (as `from .chunks import make` does), each as a
-    whole word (`test_text_chunk_sends` does not name `_text_chunk`)."""
+    """Whether a file may call a helper of another module: it names the helper as a
+    whole word (`test_text_chunk_sends` does not name `_text_chunk`). The helper's
+    module need not be named: `mod._chunk(...)` on a module passed in reaches it too."""
     own = {t.qualified_name for t in result.helpers}
     data = result.original
     for template in helpers:
         if template.qualified_name in own:
             continue
-        module, _, name = template.qualified_name.rpartition(".")
-        if _word(name, data) and _word(module.rpartition(".")[2], data):
+        if _word(template.qualified_name.rpartition(".")[2], data):
             return True
     return False
 

@@ -106,10 +106,10 @@ def run_all(
         )
         old = find_old_bindings(contents, tuple(modules))
     chunk_names = {n.rpartition(".")[2] for n, _ in old.chunk_classes}
-    constants, subclasses = reach_names(contents, chunk_names)
+    constants, subclasses, mixins = reach_names(contents, chunk_names)
     old = replace(old, tag_constants=constants, chunk_subclasses=subclasses)
     names = {path: module_names(path) for path in files}
-    run_modules = _run_modules(names)
+    run_modules = replace(_run_modules(names), chunk_mixins=mixins)
     per_file = {
         path: replace(o, old_bindings=old, run_modules=run_modules) for path, o in per_file.items()
     }
@@ -266,7 +266,8 @@ def _report_consumers(
         new = set()
         for path in selected:
             data = after(path)
-            if b"yield" not in data and (round_number or b"put" not in data):
+            reexports = any(q.rpartition(".")[2].encode() in data for q in found)
+            if b"yield" not in data and (round_number or b"put" not in data) and not reexports:
                 continue
             module = _module(path, data, names[path])
             if module is None:

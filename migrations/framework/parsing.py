@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,11 +36,31 @@ def parse(path: Path, data: bytes) -> cst.Module:
     if problem is not None:
         raise ParseFailure(problem)
     try:
-        return cst.parse_module(data)
+        module = cst.parse_module(data)
     except cst.ParserSyntaxError as err:
         raise ParseFailure(f"cannot parse: {_syntax_error(python_error, err)}") from None
     except (SyntaxError, UnicodeDecodeError, LookupError) as err:  # bad encoding cookie
         raise ParseFailure(f"cannot read: {err}") from None
+    if isinstance(python_error, SyntaxError):
+        # libcst takes it (syntax newer than this Python), but the run reads every module
+        # with `ast` too (imports, classes, consumers): it would not see this one.
+        version = ".".join(map(str, sys.version_info[:2]))
+        raise ParseFailure(
+            f"cannot parse: {python_error.msg} ({_where(python_error)}) for Python {version}, "
+            "which runs the migration; run it with the Python the code is written for"
+        )
+    return module
+
+
+def first_difference(before: bytes, after: bytes) -> int | None:
+    """The first line (from 1) where `after` differs from `before`; None if equal."""
+    if before == after:
+        return None
+    old, new = before.split(b"\n"), after.split(b"\n")
+    for number, (a, b) in enumerate(zip(old, new, strict=False), start=1):
+        if a != b:
+            return number
+    return min(len(old), len(new)) + 1
 
 
 def _python_syntax_error(path: Path, data: bytes) -> PythonError | None:
@@ -72,7 +93,7 @@ def _where(err: SyntaxError) -> str:
 def _syntax_error(python: PythonError | None, err: ParserSyntaxError) -> str:
     """The parse error as CPython places it (libcst's native parser often reports the
     token after the error, a line too late); libcst's own message when CPython accepts
-    the code (syntax newer than this Python)."""
+    the code."""
     if isinstance(python, SyntaxError) and python.lineno is not None:
         return f"{python.msg} ({_where(python)})"
     return f"{err.message} (line {err.editor_line}, column {err.editor_column})"
@@ -85,16 +106,17 @@ def _syntax_error(python: PythonError | None, err: ParserSyntaxError) -> str:
 class Layout:
     """How a file's bytes were changed for libcst, so that they can be changed back.
 
-    Two things valid Python may hold that libcst mishandles: line ends that are all bare
-    CRs (it drops the last one), and form feeds in a line's indentation (CPython starts
+    Three things valid Python may hold that libcst mishandles: line ends that are all bare
+    CRs (it drops the last one), form feeds in a line's indentation (CPython starts
     counting the indentation again after one; libcst refuses the file, or drops the form
-    feed). The parser gets `\\n` line ends and indentation without form feeds; `restore`
-    puts both back into the migrated text.
+    feed), and indented comment lines at the end of the file (it drops all but the last).
+    The parser gets `\\n` line ends, indentation without form feeds and those comments
+    unindented; `restore` puts all back into the migrated text.
     """
 
     cr_only: bool = False
     # 0-based line number -> the bytes taken from the start of that line (up to and
-    # including its last form feed)
+    # including its last form feed, or a trailing comment's indentation)
     prefixes: tuple[tuple[int, bytes], ...] = ()
 
 
@@ -102,17 +124,45 @@ def for_parser(data: bytes) -> tuple[bytes, Layout]:
     """`data` as libcst takes it, and how it was changed."""
     cr_only = b"\r" in data and b"\n" not in data
     text = data.replace(b"\r", b"\n") if cr_only else data
-    if b"\f" not in text:
-        return text, Layout(cr_only)
+    taken: dict[int, bytes] = {}
     lines = text.split(b"\n")
-    prefixes = []
-    for number, line in enumerate(lines):
-        indentation = line[: len(line) - len(line.lstrip(b" \t\f"))]
-        cut = indentation.rfind(b"\f") + 1
-        if cut:
-            prefixes.append((number, line[:cut]))
-            lines[number] = line[cut:]
-    return b"\n".join(lines), Layout(cr_only, tuple(prefixes))
+    if b"\f" in text:
+        for number, line in enumerate(lines):
+            indentation = line[: len(line) - len(line.lstrip(b" \t\f"))]
+            cut = indentation.rfind(b"\f") + 1
+            if cut:
+                taken[number] = line[:cut]
+                lines[number] = line[cut:]
+    trailing = _trailing_comment_lines(lines)
+    if trailing:
+        unindented = [
+            line.lstrip(b" \t") if number in trailing else line for number, line in enumerate(lines)
+        ]
+        # Only comments and blanks: not the end of a string whose last line looks so.
+        if _same_code(b"\n".join(lines), b"\n".join(unindented)):
+            for number in trailing:
+                line = lines[number]
+                cut = len(line) - len(unindented[number])
+                taken[number] = taken.get(number, b"") + line[:cut]
+            lines = unindented
+    if not taken:
+        return text, Layout(cr_only)
+    return b"\n".join(lines), Layout(cr_only, tuple(sorted(taken.items())))
+
+
+def _trailing_comment_lines(lines: list[bytes]) -> list[int]:
+    """The indented lines after the file's last line of code (comments, blanks): libcst
+    1.9 drops some of them (every indented comment at the end of a module but the last,
+    a blank line before one). Their indentation means nothing to CPython, so the parser
+    gets them unindented and `restore` indents them again."""
+    found: list[int] = []
+    for number in range(len(lines) - 1, -1, -1):
+        stripped = lines[number].strip()
+        if stripped and not stripped.startswith(b"#"):
+            break
+        if lines[number][:1] in (b" ", b"\t"):
+            found.append(number)
+    return found
 
 
 def restore(new: bytes, parsed: bytes, layout: Layout) -> bytes | None:

@@ -143,6 +143,34 @@ def read_chains(node: cst.CSTNode, *, skip: cst.CSTNode | None = None) -> set[st
     return found
 
 
+def item_reads(node: cst.CSTNode, *, skip: cst.CSTNode | None = None) -> set[str]:
+    """The dotted names an expression reads an item of (`route` in `route["peer"]`)."""
+    found: set[str] = set()
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if n is skip:
+                return False
+            if isinstance(n, cst.Subscript):
+                dotted = chain(n.value)
+                if dotted is not None:
+                    found.add(dotted)
+            return True
+
+    node.visit(Finder())
+    return found
+
+
+# Methods of the builtin containers that change their items.
+ITEM_MUTATORS = frozenset(
+    {
+        "update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__",
+        "append", "extend", "insert", "remove", "add", "discard", "sort", "reverse",
+        "__ior__", "__iadd__",
+    }
+)  # fmt: skip
+
+
 class StoreCollector(cst.CSTVisitor):
     """What a subtree may change: names and dotted names it assigns or deletes, objects
     whose methods it calls, and dotted names it hands to calls (which may mutate them)."""
@@ -151,6 +179,10 @@ class StoreCollector(cst.CSTVisitor):
         self.stored: set[str] = set()
         self.receivers: set[str] = set()
         self.passed: set[str] = set()
+        # Changes to an object whatever name reaches it (an alias `r = self.route` may be
+        # the object the upsert reads): items stored, attribute names stored.
+        self.item_stores = False
+        self.attribute_stores: set[str] = set()
         self._skip = {id(n) for n in skip}
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -159,6 +191,10 @@ class StoreCollector(cst.CSTVisitor):
         return super().on_visit(node)
 
     def _target(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Attribute):
+            self.attribute_stores.add(node.attr.value)
+        if isinstance(node, cst.Subscript):
+            self.item_stores = True
         if isinstance(node, cst.Name | cst.Attribute):
             dotted = chain(node)
             if dotted is not None:
@@ -235,6 +271,10 @@ class StoreCollector(cst.CSTVisitor):
             self.stored.add(node.rest.value)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ITEM_MUTATORS:
+            self.item_stores = True
+        if chain(node.func) in {"setattr", "delattr", "object.__setattr__"}:
+            self.attribute_stores.add("*")
         if isinstance(node.func, cst.Attribute):
             receiver = chain(node.func.value)
             if receiver is not None:
@@ -250,6 +290,19 @@ class StoreCollector(cst.CSTVisitor):
         if "*" in self.stored:
             return True
         return any(read == s or read.startswith(f"{s}.") for s in self.stored)
+
+    def aliased(self, read: str, *, items: bool) -> bool:
+        """Whether the object behind the dotted name `read` may have changed through
+        another name for it: an item stored anywhere when `read` is read by item
+        (`alias["peer"] = ...` with `alias = route`, read `route["peer"]`), or an
+        attribute of the same name stored on any object (`r.peer = ...`, read
+        `self.peer`)."""
+        if items and self.item_stores:
+            return True
+        attributes = set(read.split(".")[1:])
+        return bool(
+            attributes and ("*" in self.attribute_stores or attributes & self.attribute_stores)
+        )
 
     def conflicts(self, read: str) -> bool:
         """Whether the value of the dotted name `read` may differ after this subtree ran."""

@@ -134,6 +134,12 @@ class ModuleFacts:
             )
         return self._has_star
 
+    def names_import(self, node: cst.CSTNode) -> bool:
+        """Whether a name or dotted name reaches what an import binds (a module or a
+        module's member), rather than a local value such as a parameter or `self`."""
+        found: Collection[QualifiedName] = self._get(QualifiedNameProvider, node) or ()
+        return any(qname.source is QualifiedNameSource.IMPORT for qname in found)
+
     def is_builtin(self, node: cst.CSTNode) -> bool:
         """Whether a name is Python's builtin of that name (not shadowed)."""
         found: Collection[QualifiedName] = self._get(QualifiedNameProvider, node) or ()

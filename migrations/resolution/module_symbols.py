@@ -129,6 +129,10 @@ class RunModules:
     """The run's modules by import name (picklable: handed to every file's migration)."""
 
     paths: tuple[tuple[str, str, bool], ...] = ()  # (module name, file, is a package)
+    # Names of the run's classes whose instances may carry a chunk's data: those a class
+    # deriving from a chunk also derives from (mixins, and their bases: `self` in their
+    # methods may be a chunk), and those serialised field by field into chunk payloads.
+    chunk_mixins: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, entries: Iterable[tuple[str, Path, bool]]) -> RunModules:

@@ -171,10 +171,12 @@ def find_old_bindings(
 
 def reach_names(
     files: Sequence[tuple[Path, bytes]], chunk_names: Iterable[str] = ()
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(module-level names bound to the chunk tag, names of classes deriving from a chunk
-    class) in `files`: a file naming either can reach a chunk. Only files holding the
-    tag or a chunk class name are read, with `ast`."""
+    class, names of the run's classes whose instances may carry a chunk's data: the other
+    bases of those classes and their bases, and classes serialised field by field where a
+    chunk payload is built) in `files`: a file naming either of the first two can reach a
+    chunk. Only files holding the tag or a chunk class name are read, with `ast`."""
     constants: set[str] = set()
     subclasses: set[str] = set()
     chunk_classes = {CHUNK_CLASS, *chunk_names}
@@ -209,7 +211,64 @@ def reach_names(
             if node.name not in known and any(_last_name(b) in known for b in node.bases):
                 subclasses.add(node.name)
                 changed = True
-    return tuple(sorted(constants)), tuple(sorted(subclasses))
+    # The other bases of those classes, and their bases in turn: their methods may get a
+    # chunk as `self` (`class MyChunk(Who, SessionMessageChunk)`: `Who.who(self)`).
+    known = subclasses | chunk_classes
+    by_name = {node.name: node for node in classes}
+    pending = [
+        name
+        for node in classes
+        if node.name in subclasses
+        for name in (_last_name(b) for b in node.bases)
+        if name is not None and name not in known
+    ]
+    mixins: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in mixins:
+            continue
+        mixins.add(name)
+        if name in by_name:
+            pending.extend(n for b in by_name[name].bases if (n := _last_name(b)) is not None)
+    # Classes serialised field by field where a chunk payload is built: their fields may
+    # become the chunk's keys (`for f in fields(d): wire[camel(f.name)] = ...`).
+    mixins |= _serialised_near_chunks(trees, chunk_classes)
+    return tuple(sorted(constants)), tuple(sorted(subclasses)), tuple(sorted(mixins))
+
+
+# Calls that turn any object's fields into names or keys.
+_GENERIC_SERIALISERS = frozenset(
+    {"fields", "asdict", "astuple", "vars", "_asdict", "model_dump", "dict", "__dict__"}
+)
+
+
+def _serialised_near_chunks(trees: Sequence[ast.Module], chunk_classes: set[str]) -> set[str]:
+    """Capitalised names used in a function that names the chunk tag or a chunk class
+    and serialises some object field by field (`fields(d)`, `asdict(d)`, `vars(d)`,
+    `d.__dict__`, `d.model_dump()`): such a class's fields may become a chunk's keys."""
+    found: set[str] = set()
+    for tree in trees:
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            nodes = list(ast.walk(function))
+            names_chunk = any(
+                (isinstance(n, ast.Constant) and n.value == CHUNK_TAG)
+                or (isinstance(n, ast.Name) and n.id in chunk_classes)
+                for n in nodes
+            )
+            serialises = any(
+                (isinstance(n, ast.Call) and _last_name(n.func) in _GENERIC_SERIALISERS)
+                or (isinstance(n, ast.Attribute) and n.attr == "__dict__")
+                for n in nodes
+            )
+            if names_chunk and serialises:
+                found.update(
+                    n.id
+                    for n in nodes
+                    if isinstance(n, ast.Name) and n.id[:1].isupper() and n.id not in chunk_classes
+                )
+    return found
 
 
 def _worth_parsing(

@@ -26,7 +26,12 @@ from typing import Literal
 
 import libcst as cst
 
-from acp_schema.migrations.resolution.bindings import CHUNK_CLASS, CHUNK_TAG, Bindings
+from acp_schema.migrations.resolution.bindings import (
+    CHUNK_CLASS,
+    CHUNK_TAG,
+    WIRE_TO_FIELD,
+    Bindings,
+)
 from acp_schema.migrations.resolution.module_symbols import (
     ModuleSymbols,
     RunModules,
@@ -255,6 +260,15 @@ class TypeOracle:
             return Holds("other", f"`{node.name}` is a bindings class, not the chunk")
         if node.name == CHUNK_CLASS or _tagged_chunk(node):
             return Holds("chunk", f"`{name}` is named or tagged as the chunk")
+        opening = _opening(node)
+        if opening is not None:
+            return Holds("unknown", f"`{node.name}` {opening}")
+        if node.name in self.run.chunk_mixins:
+            return Holds(
+                "unknown",
+                f"`{node.name}` is, by name, a base of a class of the run deriving from the "
+                "chunk, or serialised field by field where a chunk payload is built",
+            )
         reasons = []
         for base in node.bases:
             base_name = _dotted(base.value if isinstance(base, ast.Subscript) else base)
@@ -471,3 +485,70 @@ def _parse_annotation(text: str) -> ast.expr | None:
         return ast.parse(text.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+# --- classes whose instances may carry a chunk's data ----------------------------------
+
+_FORWARDERS = frozenset({"__getattr__", "__getattribute__"})
+_OPEN_CONFIG = {"extra": "allow", "from_attributes": True, "orm_mode": True}
+
+
+def _opening(node: ast.ClassDef) -> str | None:
+    """Why instances of a class of the run may hold a chunk's data whatever its bases
+    say: it forwards attribute reads (`__getattr__`, a proxy of the chunk), its pydantic
+    config keeps unknown keys or reads attributes (`extra="allow"`, `from_attributes`),
+    or it declares a field under a chunk's wire key (`senderSessionId`: validated from
+    a chunk's payload). None when none of these holds."""
+    for keyword in node.keywords:
+        if _open_setting(keyword.arg, keyword.value):
+            return f"is configured with `{keyword.arg}` (it may be built from a chunk)"
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            if statement.name in _FORWARDERS:
+                return f"forwards attribute reads (`{statement.name}`), maybe to a chunk"
+        elif isinstance(statement, ast.ClassDef) and statement.name == "Config":
+            for inner in statement.body:
+                if isinstance(inner, ast.Assign) and any(
+                    isinstance(t, ast.Name) and _open_setting(t.id, inner.value)
+                    for t in inner.targets
+                ):
+                    return "is configured to take unknown keys or attributes (`Config`)"
+        else:
+            target, value = _binding(statement)
+            if target == "model_config" and value is not None and _open_config(value):
+                return "is configured to take unknown keys or attributes (`model_config`)"
+            if target in WIRE_TO_FIELD:
+                return f"declares the chunk's wire key `{target}` (it may be validated from one)"
+    return None
+
+
+def _binding(statement: ast.stmt) -> tuple[str | None, ast.expr | None]:
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+        return statement.target.id, statement.value
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return statement.targets[0].id, statement.value
+    return None, None
+
+
+def _open_config(value: ast.expr) -> bool:
+    """`ConfigDict(extra="allow")`, `{"from_attributes": True}` and the like."""
+    if isinstance(value, ast.Call):
+        return any(_open_setting(k.arg, k.value) for k in value.keywords)
+    if isinstance(value, ast.Dict):
+        return any(
+            isinstance(k, ast.Constant) and isinstance(k.value, str) and _open_setting(k.value, v)
+            for k, v in zip(value.keys, value.values, strict=True)
+        )
+    return False
+
+
+def _open_setting(name: str | None, value: ast.expr) -> bool:
+    if name not in _OPEN_CONFIG:
+        return False
+    if isinstance(value, ast.Constant):
+        return bool(value.value == _OPEN_CONFIG[name])
+    return True  # a value the code does not show: it may be the open one

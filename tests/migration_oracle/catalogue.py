@@ -1050,7 +1050,8 @@ LOOKALIKES = [
         def warn_missing(mid: str) -> str:
             """Chunks no longer carry senderSessionId: the message does."""
             log.warning("message %s has no sender_session_id yet", mid)
-            return f"no recipient_session_id for {mid}"
+            log.info(f"no recipient_session_id for {mid}")
+            return mid
 
         def main(conn):
             conn.log(warn_missing("m1"))

@@ -181,7 +181,9 @@ class Accountant:
             return Account(occurrence, "unchecked")
         rule = rules.OCCURRENCE
         handled = self.acknowledged.covers(occurrence.line, rule)
-        message = f"`{occurrence.name}` here: {problem}; {STEP}"
+        # A string naming several removed names gives each its own line (one position).
+        which = f" (removed name {occurrence.rank + 1} in this string)" if occurrence.rank else ""
+        message = f"`{occurrence.name}`{which} here: {problem}; {STEP}"
         statement = self.facts.block_statement(node) if node is not None else None
         if self.todo_comments and not handled and statement is not None:
             todo = f"{TODO_PREFIX}: {rule}: `{occurrence.name}` here: {problem}"

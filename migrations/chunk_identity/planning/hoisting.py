@@ -96,6 +96,7 @@ class LoopHoisting:
         values: set[str],
         callees: set[str],
         hold: str | None = None,
+        items: set[str] | None = None,
     ) -> tuple[cst.CSTNode, str | None]:
         """Where the upsert goes: before `statement`, or before the loops around it when
         nothing it reads changes inside them. Returns (anchor, why it was not hoisted)."""
@@ -143,7 +144,11 @@ class LoopHoisting:
                     )
                     break
             stores = stores_in([owner])
-            changing = sorted(v for v in values if stores.conflicts(v))
+            changing = sorted(
+                v
+                for v in values
+                if stores.conflicts(v) or stores.aliased(v, items=v in (items or ()))
+            )
             # `for peer in peers: peer.session_update(...)`: the send's receiver changes.
             changing += sorted(c for c in callees if stores.rebinds(c))
             if changing:

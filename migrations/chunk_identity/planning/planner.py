@@ -48,7 +48,7 @@ from acp_schema.migrations.chunk_identity.planning.stability import (
 from acp_schema.migrations.chunk_identity.planning.upserts import message_ref, upsert_builder
 from acp_schema.migrations.framework.acknowledge import NONE
 from acp_schema.migrations.framework.findings import Finding
-from acp_schema.migrations.framework.syntax import chain, code, is_pure, read_chains
+from acp_schema.migrations.framework.syntax import chain, code, is_pure, item_reads, read_chains
 from acp_schema.migrations.resolution.bindings import IDENTITY_FIELDS
 from acp_schema.migrations.resolution.facts import Facts
 from acp_schema.migrations.resolution.value_evidence import ValueEvidence
@@ -231,6 +231,7 @@ class Planner(SiteFinder, LoopHoisting):
                 return cst.Expr(value=value)
 
             values = read_chains(root, skip=expr)
+            items = item_reads(root, skip=expr)
         elif site.kind == "yield":
             assert site.root is not None
             yielded = site.root
@@ -243,6 +244,7 @@ class Planner(SiteFinder, LoopHoisting):
                 return cst.Expr(value=cst.Yield(value=value))
 
             values = read_chains(yielded, skip=expr)
+            items = item_reads(yielded, skip=expr)
             if yielded is expr:
                 widen_generator(self.facts, placement, statement, ref)
         else:  # pragma: no cover - sites are filtered before
@@ -250,6 +252,7 @@ class Planner(SiteFinder, LoopHoisting):
         upsert_values = self._upsert_values(source)
         for value in upsert_values:
             values |= read_chains(value)
+            items |= item_reads(value)
         callees = {c for callee in site.callees if (c := chain(callee)) is not None}
         copied = [site.root] if site.root is not None else []
         hold = None
@@ -259,7 +262,7 @@ class Planner(SiteFinder, LoopHoisting):
             hold = "the upsert computes a value with a call, which must run once per chunk"
         elif self._reads_shared_state([*upsert_values, *copied], skip=expr, at=statement):
             hold = "shared"
-        anchor, note = self._hoist(statement, values - callees, callees, hold)
+        anchor, note = self._hoist(statement, values - callees, callees, hold, items)
         if note:
             placement.notes.append((statement, note))
         key = code(build(Applier(Plan())))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from acp_schema.migrations.chunk_identity.planning.plan import Failure, Source
-from acp_schema.migrations.framework.syntax import is_pure, read_chains, stores_in
+from acp_schema.migrations.framework.syntax import is_pure, item_reads, read_chains, stores_in
 from acp_schema.migrations.resolution.facts import Facts
 
 
@@ -70,4 +70,8 @@ def stable_between(facts: Facts, start: cst.CSTNode, end: cst.CSTNode, value: cs
         later = start_statement.body[start_statement.body.index(start) + 1 :]
         between = [*later, *between]
     stores = stores_in(between, skip=[end])
-    return not any(stores.conflicts(read) for read in read_chains(value))
+    items = item_reads(value)
+    return not any(
+        stores.conflicts(read) or stores.aliased(read, items=read in items)
+        for read in read_chains(value)
+    )

@@ -117,4 +117,36 @@ EXAMPLES = (
         lines=(5,),
         why="a base from a package outside the run may be the chunk",
     ),
+    Invalid(
+        """
+        from pydantic import BaseModel
+
+        class ChatLine(BaseModel):
+            messageId: str
+            senderSessionId: str | None = None
+
+        def sender(update):
+            return ChatLine.model_validate(update.model_dump(by_alias=True)).senderSessionId
+        """,
+        lines=(5, 8),
+        why="a model declaring a chunk's wire keys, validated from a chunk's dump",
+    ),
+    Invalid(
+        """
+        from dataclasses import dataclass, fields
+
+        @dataclass
+        class Delta:
+            text: str
+            sender_session_id: str
+
+        def to_wire(d: Delta) -> dict:
+            wire = {"sessionUpdate": "session_message_chunk", "content": d.text}
+            for f in fields(d):
+                wire[f.name] = getattr(d, f.name)
+            return wire
+        """,
+        lines=(6,),
+        why="a class serialised field by field into a chunk payload",
+    ),
 )

@@ -1,8 +1,10 @@
 """Proof `local-name`: the name is one of the program's own names, not a field: a
 parameter, a variable (local or global, a loop or `with` target), a function or a class
 of that name. Not when its scope turns names into keys (`locals()`, `vars()`, and
-`globals()` at module level), and not for an import of the name (it may be a field
-name held by another module)."""
+`globals()` at module level), not for an import of the name (it may be a field name
+held by another module), and not for a parameter that may be filled from a mapping's key
+(its function takes `**kwargs`, is called with `**` in its module, or is used other than
+by a direct call; a lambda's)."""
 
 from __future__ import annotations
 
@@ -30,10 +32,29 @@ def prove(context: ProofContext, site: Site) -> str | None:
     if _uses_name_tables(scope):
         return None
     if isinstance(parent, cst.Param):
+        if _filled_from_mappings(context, name, parent):
+            return None
         return "a parameter of that name: a local value, not a chunk field"
     if isinstance(parent, cst.FunctionDef | cst.ClassDef):
         return "a function or class of that name, not a chunk field"
+    for param in _parameters_read(context, name):
+        if _filled_from_mappings(context, param.name, param):
+            return None
     return "a variable of that name: a value of the program, not a chunk field"
+
+
+def _parameters_read(context: ProofContext, name: cst.Name) -> list[cst.Param]:
+    """The parameters a read of `name` may get its value from."""
+    scope = context.facts.scope(name)
+    if scope is None:
+        return []
+    found = []
+    for assignment in scope.accesses[name]:
+        for referent in assignment.referents:
+            node = getattr(referent, "node", None)
+            if isinstance(node, cst.Param):
+                found.append(node)
+    return found
 
 
 def _program_name(context: ProofContext, name: cst.Name, parent: cst.CSTNode | None) -> bool:
@@ -47,6 +68,34 @@ def _program_name(context: ProofContext, name: cst.Name, parent: cst.CSTNode | N
     if isinstance(parent, cst.AsName):
         return not isinstance(context.parent(parent), cst.ImportAlias)
     return not isinstance(parent, cst.ImportAlias)
+
+
+def _filled_from_mappings(context: ProofContext, name: cst.Name, param: cst.Param) -> bool:
+    """A parameter that may get its value from a mapping's key of its name: the function
+    takes `**kwargs`, is called with `**` in this module (`handle(**u.model_dump())`),
+    or is used other than by a direct call (it may be called so elsewhere). A
+    positional-only parameter never is."""
+    params = context.parent(param)
+    function = context.parent(params) if params is not None else None
+    if not isinstance(params, cst.Parameters) or not isinstance(function, cst.FunctionDef):
+        return isinstance(params, cst.Parameters)  # a lambda: any caller
+    if param in params.posonly_params:
+        return False
+    if isinstance(params.star_kwarg, cst.Param):
+        return True
+    scope = context.facts.scope(function)
+    if scope is None:
+        return True
+    for assignment in scope.assignments[function.name.value]:
+        if getattr(assignment, "node", None) is not function:
+            continue
+        for access in assignment.references:
+            holder = context.parent(access.node)
+            if not (isinstance(holder, cst.Call) and holder.func is access.node):
+                return True
+            if any(a.star == "**" for a in holder.args):
+                return True
+    return False
 
 
 def _scope_node(context: ProofContext, name: cst.Name) -> cst.CSTNode:
@@ -89,5 +138,16 @@ EXAMPLES = (
         """,
         lines=(3, 4),
         why="locals() makes the parameter's name a keyword of the chunk",
+    ),
+    Invalid(
+        """
+        def handle(messageId=None, senderSessionId=None, **rest):
+            return senderSessionId
+
+        def route(update):
+            return handle(**update.model_dump(by_alias=True))
+        """,
+        lines=(1, 2),
+        why="the parameter is filled from a chunk's dump by `**`",
     ),
 )

@@ -5,7 +5,9 @@ constant or Enum member of the run bound to one (`MESSAGE_KIND`, `Kind.MESSAGE`)
 Applies to a dict display's key, a keyword of `dict(...)` or of a TypedDict class, a
 mapping pattern's key, a key read or set on a name bound to such a dict
 (`payload["senderSessionId"]`, `payload.get(...)`, `payload.update(...)`) or narrowed
-by a tag test around the use (`if u["sessionUpdate"] == "session_message":`), a dict
+by a tag test around the use (`if u["sessionUpdate"] == "session_message":`; not when
+the name's dict is copied in its scope, `dict(p, sessionUpdate=...)`, `{**p}`, `p | ...`,
+`p.copy()`), a dict
 only used when a test of the kind excludes chunks (`x if kind == "session_message_chunk"
 else {...}`), and a JSON template whose text carries the tag
 (`'{"sessionUpdate": "session_message", "senderSessionId": "%s"}'`). A tag that is a
@@ -30,6 +32,13 @@ from acp_schema.migrations.resolution.bindings import CHUNK_TAG
 
 KIND = "payload-tagged-other"
 KEY_METHODS = frozenset({"get", "pop", "setdefault", "update", "__getitem__"})
+_WRITES_OR_COPIES = frozenset(
+    {"update", "setdefault", "__setitem__", "__ior__", "__or__", "copy", "__copy__"}
+)
+# Calls that copy a mapping given to them (the copy may be tagged anew).
+_COPIERS = frozenset(
+    {"dict", "copy.copy", "copy.deepcopy", "copy", "deepcopy", "ChainMap", "collections.ChainMap"}
+)
 _TEMPLATE_TAG = re.compile(r"""\\?["']session(?:Update|_update)\\?["']\s*:\s*\\?["'](\w+)\\?["']""")
 
 
@@ -127,7 +136,9 @@ def _dict(context: ProofContext, payload: cst.Dict) -> str | None:
 
 def _retagged(context: ProofContext, payload: cst.Dict) -> bool:
     """A dict bound to a name whose tag may be set again in its scope
-    (`p["sessionUpdate"] = ...`, `p.update(...)`, `p |= ...`, `p.setdefault(...)`)."""
+    (`p["sessionUpdate"] = ...`, `p.update(...)`, `p |= ...`, `p.setdefault(...)`), or
+    that is copied there, where the copy may get another tag (`dict(p, sessionUpdate=
+    ...)`, `{**p, ...}`, `p | {...}`, `p.copy()`, `copy.copy(p)`)."""
     holder = context.parent(payload)
     if not (isinstance(holder, cst.Assign) and len(holder.targets) == 1):
         return False
@@ -156,8 +167,28 @@ def _retagged(context: ProofContext, payload: cst.Dict) -> bool:
             if (
                 isinstance(func, cst.Attribute)
                 and chain(func.value) == name.value
-                and func.attr.value in {"update", "setdefault", "__setitem__", "__ior__"}
+                and func.attr.value in _WRITES_OR_COPIES
             ):
+                found = True
+            if chain(func) in _COPIERS and any(chain(a.value) == name.value for a in node.args):
+                found = True
+
+        def visit_Arg(self, node: cst.Arg) -> None:
+            nonlocal found
+            if node.star == "**" and chain(node.value) == name.value:
+                found = True
+
+        def visit_StarredDictElement(self, node: cst.StarredDictElement) -> None:
+            nonlocal found
+            if chain(node.value) == name.value:
+                found = True
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            nonlocal found
+            if isinstance(node.operator, cst.BitOr) and name.value in {
+                chain(node.left),
+                chain(node.right),
+            }:
                 found = True
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -238,6 +269,27 @@ EXAMPLES = (
         """,
         lines=(2,),
         why="the kind is a parameter: callers elsewhere may pass the chunk tag",
+    ),
+    Invalid(
+        """
+        def stream(out, mid, me, parts):
+            common = {"sessionUpdate": "session_message", "messageId": mid,
+                      "senderSessionId": me}
+            for part in parts:
+                out.write(dict(common, sessionUpdate="session_message_chunk", content=part))
+        """,
+        lines=(3,),
+        why="a copy of the payload is tagged as a chunk",
+    ),
+    Invalid(
+        """
+        BASE = {"sessionUpdate": "session_message", "senderSessionId": "s1"}
+
+        def chunk(part):
+            return {**BASE, "sessionUpdate": "session_message_chunk", "content": part}
+        """,
+        lines=(1, 4),
+        why="a spread of the payload is tagged as a chunk",
     ),
     Invalid(
         """

@@ -222,4 +222,60 @@ EXAMPLES = (
         lines=(5,),
         why="`dataclasses.replace` on a value of unknown type",
     ),
+    Invalid(
+        """
+        class UpdateView:
+            def __init__(self, update):
+                self._update = update
+
+            def __getattr__(self, name):
+                return getattr(self._update, name)
+
+        def target(view: UpdateView):
+            return view.recipient_session_id
+        """,
+        lines=(9,),
+        why="a proxy class forwards attribute reads, maybe to a chunk",
+    ),
+    Invalid(
+        """
+        from pydantic import BaseModel, ConfigDict
+
+        class Incoming(BaseModel):
+            model_config = ConfigDict(extra="allow")
+            kind: str
+
+        def sender(raw: dict):
+            return getattr(Incoming.model_validate(raw), "senderSessionId", None)
+        """,
+        lines=(8,),
+        why="a model that keeps unknown keys, validated from a chunk's payload",
+    ),
+    Invalid(
+        """
+        from pydantic import BaseModel
+
+        class ChatLine(BaseModel, from_attributes=True):
+            message_id: str
+
+        def sender(update):
+            return ChatLine.model_validate(update).sender_session_id
+        """,
+        lines=(7,),
+        why="a model built from a chunk's attributes",
+    ),
+    Invalid(
+        """
+        from acp_schema.v2 import SessionMessageChunk
+
+        class Who:
+            def who(self):
+                return getattr(self, "sender_session_id", None)
+
+        class MyChunk(Who, SessionMessageChunk):
+            pass
+        """,
+        lines=(5,),
+        why="a mixin of a chunk subclass: its `self` may be a chunk",
+    ),
 )
