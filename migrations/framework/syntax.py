@@ -6,7 +6,7 @@ how to drop call arguments or dict entries without breaking the commas around th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 import libcst as cst
@@ -384,3 +384,25 @@ def substitute(expr: cst.BaseExpression, bound: Mapping[str, cst.CSTNode]) -> cs
     result = expr.visit(_Substitute(bound))
     assert isinstance(result, cst.BaseExpression)
     return result
+
+
+def asserts_before(
+    block: cst.CSTNode, statement: cst.CSTNode
+) -> Iterator[tuple[cst.Assert, list[cst.CSTNode]]]:
+    """Each `assert` in `block`'s own body before `statement`, nearest first, with the
+    statements between it and `statement` (where a rebinding would void what it asserts).
+    Nothing when `statement` is not directly in that body."""
+    body = block.body if isinstance(block, cst.Module | cst.IndentedBlock) else ()
+    before: list[cst.CSTNode] = []
+    for item in body:
+        if item is statement:
+            break
+        before.append(item)
+    else:
+        return
+    for index in range(len(before) - 1, -1, -1):
+        line = before[index]
+        if isinstance(line, cst.SimpleStatementLine):
+            for small in line.body:
+                if isinstance(small, cst.Assert):
+                    yield small, before[index + 1 :]

@@ -197,12 +197,18 @@ def import_source(node: ast.ImportFrom, package: str | None) -> str | None:
     when they climb above the top package."""
     if not node.level:
         return node.module
+    return resolve_relative(package, node.level, node.module)
+
+
+def resolve_relative(package: str | None, level: int, rest: str | None) -> str | None:
+    """The module that `level` leading dots and then `rest` name from inside `package`;
+    None when the dots climb above its top package (Python refuses such an import)."""
     base = package or ""
-    for _ in range(node.level - 1):
+    for _ in range(level - 1):
         base = base.rpartition(".")[0]
     if not base:
         return None
-    return f"{base}.{node.module}" if node.module else base
+    return f"{base}.{rest}" if rest else base
 
 
 def _star_source(

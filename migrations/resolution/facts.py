@@ -14,7 +14,12 @@ from typing import Literal
 
 import libcst as cst
 
-from acp_schema.migrations.framework.syntax import chain, stores_in, string_value
+from acp_schema.migrations.framework.syntax import (
+    asserts_before,
+    chain,
+    stores_in,
+    string_value,
+)
 from acp_schema.migrations.resolution.bindings import CHUNK_TAG
 from acp_schema.migrations.resolution.module_facts import METADATA, ModuleFacts
 
@@ -219,22 +224,10 @@ class Facts(ModuleFacts):
     def _asserted(self, block: cst.CSTNode, statement: cst.CSTNode, dotted: str) -> Fact | None:
         """`assert isinstance(e, T)` earlier in the same block, with no rebinding of the
         name between it and `statement`."""
-        body = block.body if isinstance(block, cst.Module | cst.IndentedBlock) else ()
-        before: list[cst.CSTNode] = []
-        for item in body:
-            if item is statement:
-                break
-            before.append(item)
-        else:
-            return None
-        for index in range(len(before) - 1, -1, -1):
-            line = before[index]
-            if isinstance(line, cst.SimpleStatementLine):
-                for small in line.body:
-                    if isinstance(small, cst.Assert):
-                        fact = self._test_fact(small.test, dotted)
-                        if fact is not None and not stores_in(before[index + 1 :]).rebinds(dotted):
-                            return fact
+        for check, after in asserts_before(block, statement):
+            fact = self._test_fact(check.test, dotted)
+            if fact is not None and not stores_in(after).rebinds(dotted):
+                return fact
         return None
 
     def _test_fact(self, test: cst.BaseExpression, dotted: str) -> Fact | None:

@@ -26,7 +26,7 @@ from libcst.metadata import (
 from libcst.metadata.base_provider import ProviderT
 
 from acp_schema.migrations.framework.syntax import chain
-from acp_schema.migrations.resolution.bindings import CHUNK_CLASS, Bindings
+from acp_schema.migrations.resolution.bindings import CHUNK_CLASS, Bindings, resolve_relative
 
 METADATA: tuple[ProviderT, ...] = (
     ParentNodeProvider,
@@ -154,13 +154,8 @@ class ModuleFacts:
         package = self.package_name
         if package is None and self.module_name is not None:
             package = self.module_name.rpartition(".")[0]
-        if not package:
-            return name
         dots = len(name) - len(name.lstrip("."))
-        parts = package.split(".")
-        if dots > len(parts):
-            return name
-        return ".".join([*parts[: len(parts) - (dots - 1)], name[dots:]])
+        return resolve_relative(package, dots, name[dots:]) or name
 
     # --- statements and functions ------------------------------------------------------
 

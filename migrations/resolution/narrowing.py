@@ -12,7 +12,12 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from acp_schema.migrations.framework.syntax import chain, stores_in, string_value
+from acp_schema.migrations.framework.syntax import (
+    asserts_before,
+    chain,
+    stores_in,
+    string_value,
+)
 from acp_schema.migrations.resolution.bindings import CHUNK_TAG
 from acp_schema.migrations.resolution.module_facts import ModuleFacts
 from acp_schema.migrations.resolution.type_evidence import Holds, join
@@ -71,24 +76,10 @@ class Narrowing:
     def _asserted(
         self, block: cst.CSTNode, statement: cst.CSTNode, dotted: str, tags_only: bool
     ) -> Holds | None:
-        body = block.body if isinstance(block, cst.Module | cst.IndentedBlock) else ()
-        before: list[cst.CSTNode] = []
-        for item in body:
-            if item is statement:
-                break
-            before.append(item)
-        else:
-            return None
-        for index in range(len(before) - 1, -1, -1):
-            line = before[index]
-            if isinstance(line, cst.SimpleStatementLine):
-                for small in line.body:
-                    if isinstance(small, cst.Assert):
-                        found = self._test(small.test, dotted, tags_only)
-                        if found is not None and not stores_in(before[index + 1 :]).rebinds(
-                            dotted.split("[")[0]
-                        ):
-                            return found
+        for check, after in asserts_before(block, statement):
+            found = self._test(check.test, dotted, tags_only)
+            if found is not None and not stores_in(after).rebinds(dotted.split("[")[0]):
+                return found
         return None
 
     def _test(self, test: cst.BaseExpression, dotted: str, tags_only: bool) -> Holds | None:
