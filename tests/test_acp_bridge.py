@@ -801,6 +801,29 @@ def test_an_acp_that_fails_to_import_is_the_same_error(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("raise RuntimeError('boom\\nat import')\n", "RuntimeError: boom at import"),
+        ("def broken(:\n", "SyntaxError: "),
+        ("import no_such_module_anywhere\n", "ModuleNotFoundError: No module named "),
+        ("raise KeyError('k')\n", "KeyError: 'k'"),
+    ],
+)
+def test_any_failure_importing_acp_is_the_same_error(
+    tmp_path: Path, body: str, reason: str
+) -> None:
+    # Not only an ImportError: whatever acp (or what it imports) raises while importing.
+    (tmp_path / "acp").mkdir()
+    (tmp_path / "acp" / "__init__.py").write_text(body)
+    caught = _guarded_import(tmp_path)
+    assert caught.startswith(
+        f"caught: agent-client-protocol {support.ACP_VERSION} is installed but cannot be "
+        f"imported: {reason}"
+    )
+    assert "\n" not in caught
+
+
 def test_a_missing_version_library_is_the_same_error(tmp_path: Path) -> None:
     (tmp_path / "packaging").mkdir()
     (tmp_path / "packaging" / "__init__.py").write_text("raise ImportError('no packaging')\n")
