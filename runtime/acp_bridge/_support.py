@@ -81,8 +81,7 @@ try:  # the version is right, but the package may still be broken or half instal
     from acp.utils import serialize_params
 except Exception as error:  # whatever acp or a dependency raises: a SyntaxError, ...
     raise UnsupportedAcpError(
-        f"{DISTRIBUTION} {ACP_VERSION} is installed but cannot be imported: "
-        f"{_one_line(error)}"
+        f"{DISTRIBUTION} {ACP_VERSION} is installed but cannot be imported: {_one_line(error)}"
     ) from error
 
 # --- acp's public API, as the bridge reads it ------------------------------------------------
