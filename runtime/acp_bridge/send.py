@@ -10,7 +10,7 @@ every other notification, is written as its wire value by the connection itself.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 from acp import schema as acp_models
 from acp.core import AgentSideConnection
@@ -124,11 +124,12 @@ def _as_acp(params: dict[str, Any], update: BaseModel) -> BaseModel | None:
     # through `serialize_params`, which serializes the update by the field's declared class
     # (unknown keys of the open subclass dropped, at every level) and leaves out `null`s and
     # defaults: unless that is the bindings' value exactly, the value goes out as it is.
-    written = acp_writes(
-        acp_models.SessionNotification(
-            session_id=params["sessionId"], update=acp_update, field_meta=meta or None
-        )
+    as_acp_sends = acp_models.SessionNotification(
+        session_id=params["sessionId"],
+        update=cast(Any, acp_update),  # one of acp's update classes: `_counterpart` chose it
+        field_meta=meta or None,
     )
+    written = acp_writes(as_acp_sends)
     return acp_update if wire_change(params, written) is None else None
 
 
