@@ -299,6 +299,36 @@ def test_send_keeps_unknown_keys_acps_writer_would_drop() -> None:
     run(test)
 
 
+def test_acps_path_is_taken_exactly_when_acp_writes_the_value() -> None:
+    async def through_acp(message: Any) -> bool:
+        agent_end, client_end = memory_transport_pair()
+        connection = AgentSideConnection(object(), agent_end, listening=False)
+        calls: list[Any] = []
+        original = connection.session_update
+
+        async def recorded(*arguments: Any, **keywords: Any) -> None:
+            calls.append(arguments)
+            await original(*arguments, **keywords)
+
+        connection.session_update = recorded  # type: ignore[method-assign]
+        await send(connection, message, session_id="s1")
+        assert await client_end.receive() is not None
+        return bool(calls)
+
+    async def test() -> None:
+        assert await through_acp(v1.AgentMessageChunk(content=text("hi"), message_id="m1"))
+        with_unknown = v1.AgentMessageChunk.model_validate(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "x"},
+                "y": 1,
+            }
+        )
+        assert not await through_acp(with_unknown)
+
+    run(test)
+
+
 def test_other_notifications_take_their_method_from_the_table() -> None:
     async def test() -> None:
         sent = await _sent(v1.CompleteElicitationNotification(elicitation_id="e1"))
