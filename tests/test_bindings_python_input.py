@@ -503,3 +503,13 @@ def test_a_key_with_a_lone_surrogate_is_located_at_its_object() -> None:
     with pytest.raises(ValidationError) as error:
         v1.SessionNotification.model_validate(params)
     assert _refusal(error).endswith("(in a key at /update/_meta)")
+
+
+def test_a_free_form_value_held_in_two_places_is_located_at_the_first() -> None:
+    # The same `_meta` object in two blocks: the first one validated, the first in the input.
+    meta = {"k": math.nan}
+    block = {"type": "text", "text": "t", "_meta": meta}
+    update = {"sessionUpdate": "session_message", "messageId": "m", "content": [block, block]}
+    with pytest.raises(ValidationError) as error:
+        v2.SessionMessage.model_validate(update)
+    assert _refusal(error).endswith("NaN is not JSON (at /content/0/_meta/k)")
