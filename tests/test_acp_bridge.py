@@ -6,6 +6,7 @@ tests/test_acp_bridge_e2e.py."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import subprocess
@@ -25,7 +26,7 @@ from acp.agent.connection import AgentSideConnection  # noqa: E402
 from pydantic import ValidationError  # noqa: E402
 
 import acp_schema  # noqa: E402
-from acp_schema import UnsupportedAcpError, v1  # noqa: E402
+from acp_schema import UnsupportedAcpError, v1, v2  # noqa: E402
 from acp_schema.acp_bridge import (  # noqa: E402
     AgentExitedError,
     OnUpdate,
@@ -176,6 +177,158 @@ def test_what_acps_path_cannot_carry_is_written_exactly() -> None:
     run(test)
 
 
+# Updates of kinds acp knows, as the bindings decode them off the wire.
+KNOWN_KIND_UPDATES: list[dict[str, Any]] = [
+    {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}},
+    {
+        "sessionUpdate": "user_message_chunk",
+        "content": {"type": "resource_link", "uri": "file:///a", "name": "a"},
+        "messageId": "m1",
+    },
+    {
+        "sessionUpdate": "tool_call",
+        "toolCallId": "t1",
+        "title": "Read",
+        "kind": "read",
+        "locations": [{"path": "/a", "line": 3}],
+        "rawInput": {"path": "/a"},
+        "content": [{"type": "content", "content": {"type": "text", "text": "y"}}],
+    },
+    {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"},
+    {
+        "sessionUpdate": "plan",
+        "entries": [{"content": "c", "priority": "high", "status": "pending"}],
+    },
+    {
+        "sessionUpdate": "available_commands_update",
+        "availableCommands": [{"name": "n", "description": "d", "input": {"hint": "h"}}],
+    },
+    {"sessionUpdate": "current_mode_update", "currentModeId": "ask"},
+    {
+        "sessionUpdate": "usage_update",
+        "used": 1,
+        "size": 2,
+        "cost": {"amount": 2, "currency": "EUR"},
+    },
+]
+
+JSON_LEAVES = st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=5)
+JSON_VALUES = st.recursive(
+    JSON_LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """Every JSON object inside a value, the value itself first if it is one."""
+    found: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        found.append(value)
+        for item in value.values():
+            found.extend(_objects(item))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(_objects(item))
+    return found
+
+
+@st.composite
+def _known_kind_notifications_with_unknown_keys(draw: st.DrawFn) -> dict[str, Any]:
+    """A `session/update` of a kind acp knows, with unknown keys added to some of its
+    objects (the params, the update, the objects nested in it), `_meta` perhaps."""
+    params: dict[str, Any] = {
+        "sessionId": "s1",
+        "update": dict(draw(st.sampled_from(KNOWN_KIND_UPDATES))),
+    }
+    params = json.loads(json.dumps(params))  # a copy the strategy may change
+    if draw(st.booleans()):
+        params["_meta"] = draw(st.dictionaries(st.text(max_size=4), JSON_VALUES, max_size=2))
+    objects = _objects(params["update"])
+    if draw(st.booleans()):
+        objects.append(params)
+    for target in draw(st.lists(st.sampled_from(objects), min_size=1, max_size=4)):
+        key = "x" + draw(st.text(max_size=4))  # no schema key starts with a lower-case x
+        target[key] = draw(JSON_VALUES)
+    return params
+
+
+@SEQUENCES
+@given(_known_kind_notifications_with_unknown_keys())
+def test_send_writes_every_key_of_a_kind_acp_knows(params: dict[str, Any]) -> None:
+    # acp's own `session_update` writes its models by their declared classes: an unknown
+    # key anywhere in the update would be dropped on the way; `send` must not lose it.
+    note = v1.SessionNotification.model_validate(params)
+    value = note.model_dump(mode="json")
+
+    async def test() -> None:
+        assert (await _sent(note))["params"] == value
+        sent_update = await _sent(note.update, session_id="s1")
+        assert sent_update["params"]["update"] == value["update"]
+
+    run(test)
+
+
+def test_send_keeps_unknown_keys_acps_writer_would_drop() -> None:
+    async def test() -> None:
+        update = v1.AgentMessageChunk.model_validate(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "x", "zz": 1},
+                "yy": [1],
+            }
+        )
+        sent = await _sent(update, session_id="s1")
+        assert sent["params"]["update"] == {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "x", "zz": 1},
+            "yy": [1],
+        }
+        # an explicit null acp's writer leaves out is kept as well
+        chunk = v1.AgentMessageChunk.model_validate(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "x"},
+                "messageId": None,
+            }
+        )
+        assert (await _sent(chunk, session_id="s1"))["params"]["update"]["messageId"] is None
+
+    run(test)
+
+
+def test_acps_path_is_taken_exactly_when_acp_writes_the_value() -> None:
+    async def through_acp(message: Any) -> bool:
+        agent_end, client_end = memory_transport_pair()
+        connection = AgentSideConnection(object(), agent_end, listening=False)
+        calls: list[Any] = []
+        original = connection.session_update
+
+        async def recorded(*arguments: Any, **keywords: Any) -> None:
+            calls.append(arguments)
+            await original(*arguments, **keywords)
+
+        connection.session_update = recorded  # type: ignore[method-assign]
+        await send(connection, message, session_id="s1")
+        assert await client_end.receive() is not None
+        return bool(calls)
+
+    async def test() -> None:
+        assert await through_acp(v1.AgentMessageChunk(content=text("hi"), message_id="m1"))
+        with_unknown = v1.AgentMessageChunk.model_validate(
+            {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "x"},
+                "y": 1,
+            }
+        )
+        assert not await through_acp(with_unknown)
+
+    run(test)
+
+
 def test_other_notifications_take_their_method_from_the_table() -> None:
     async def test() -> None:
         sent = await _sent(v1.CompleteElicitationNotification(elicitation_id="e1"))
@@ -197,6 +350,17 @@ def test_send_refuses_what_it_cannot_address() -> None:
         with pytest.raises(TypeError, match="not a session update or the params"):
             await _sent(v1.PromptResponse(stop_reason="end_turn"))
         with pytest.raises(TypeError, match=r"acp_schema\.v1 models"):
+            await _sent({"sessionId": "s1"})
+        # a session id is a string, as the bindings read it
+        for wrong in (5, 0, b"s1", True):
+            with pytest.raises(TypeError, match="session_id must be a str, not "):
+                await _sent(v1.AgentMessageChunk(content=text("hi")), session_id=wrong)
+        with pytest.raises(TypeError, match="session_id must be a str, not int"):
+            await _sent(v1.SessionMessage(message_id="m"), session_id=5)
+        # a v2 model is named with its package: the same class name as the v1 one it wants
+        with pytest.raises(TypeError, match=r"v1 models, not acp_schema\.v2\.SessionMessage$"):
+            await _sent(v2.SessionMessage(message_id="m"), session_id="s1")
+        with pytest.raises(TypeError, match=r"v1 models, not dict$"):
             await _sent({"sessionId": "s1"})
         with pytest.raises(TypeError, match="needs an acp AgentSideConnection, not object"):
             await send(object(), v1.CompleteElicitationNotification(elicitation_id="e1"))
@@ -799,6 +963,29 @@ def test_an_acp_that_fails_to_import_is_the_same_error(tmp_path: Path) -> None:
         f"caught: agent-client-protocol {support.ACP_VERSION} is installed but cannot be "
         "imported: half installed"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("raise RuntimeError('boom\\nat import')\n", "RuntimeError: boom at import"),
+        ("def broken(:\n", "SyntaxError: "),
+        ("import no_such_module_anywhere\n", "ModuleNotFoundError: No module named "),
+        ("raise KeyError('k')\n", "KeyError: 'k'"),
+    ],
+)
+def test_any_failure_importing_acp_is_the_same_error(
+    tmp_path: Path, body: str, reason: str
+) -> None:
+    # Not only an ImportError: whatever acp (or what it imports) raises while importing.
+    (tmp_path / "acp").mkdir()
+    (tmp_path / "acp" / "__init__.py").write_text(body)
+    caught = _guarded_import(tmp_path)
+    assert caught.startswith(
+        f"caught: agent-client-protocol {support.ACP_VERSION} is installed but cannot be "
+        f"imported: {reason}"
+    )
+    assert "\n" not in caught
 
 
 def test_a_missing_version_library_is_the_same_error(tmp_path: Path) -> None:

@@ -69,19 +69,22 @@ def test_a_value_that_contains_itself_is_refused_at_once(
     version: str, shape: str, value: Any, where: str
 ) -> None:
     block = MODULES[version].TextContent
-    says = f"a value that contains itself is not JSON {where}"
+
+    def says(name: str) -> str:  # located from the input's root: the value's key first
+        return f"a value that contains itself is not JSON {where.replace('/', f'/{name}/', 1)}"
+
     with pytest.raises(ValidationError) as meta:
         block(text="t", meta=value)
-    assert says in _refusal(meta)
+    assert says("meta") in _refusal(meta)
     with pytest.raises(ValidationError) as validated:
         block.model_validate({"type": "text", "text": "t", "_meta": value})
-    assert says in _refusal(validated)
+    assert says("_meta") in _refusal(validated)
     with pytest.raises(ValidationError) as unknown_key:
         block(text="t", unknownKey=value)
-    assert says in _refusal(unknown_key)
+    assert says("unknownKey") in _refusal(unknown_key)
     with pytest.raises(ValidationError) as built:
         block(text="t").with_meta(value)
-    assert says in _refusal(built)
+    assert says("meta") in _refusal(built)
 
 
 def test_depth_is_bounded_at_max_depth() -> None:
@@ -93,7 +96,7 @@ def test_depth_is_bounded_at_max_depth() -> None:
         block(text="t", unknownKey=_nested(MAX_DEPTH + 1))
     message = _refusal(error)
     assert f"nested more than {MAX_DEPTH} levels deep" in message
-    assert message.endswith(f"(at /0/a/0/a/.../0/a/0/a, {MAX_DEPTH} steps)")  # shortened
+    assert message.endswith(f"(at /unknownKey/0/a/0/.../0/a/0/a, {MAX_DEPTH + 1} steps)")
     with pytest.raises(ValidationError, match="nested more than"):
         block(text="t", meta={"k": _nested(MAX_DEPTH)})  # the dict itself is one level more
 
@@ -135,7 +138,7 @@ def test_a_large_flat_value_is_accepted() -> None:
     many[-1]["k"].append(math.nan)
     with pytest.raises(ValidationError) as error:
         v2.TextContent(text="t", meta={"many": many})
-    assert "NaN is not JSON (at /many/29999/k/1)" in _refusal(error)
+    assert "NaN is not JSON (at /meta/many/29999/k/1)" in _refusal(error)
 
 
 # --- keys ---------------------------------------------------------------------------------
@@ -147,7 +150,7 @@ def test_a_key_that_is_not_a_string_is_refused(key: Any) -> None:
     data = {"type": "text", "text": "t", "_meta": {"ok": {key: 1}}}
     with pytest.raises(ValidationError) as error:
         v1.TextContent.model_validate(data)
-    assert f"a key of type {kind} is not JSON (at /ok)" in _refusal(error)
+    assert f"a key of type {kind} is not JSON (at /_meta/ok)" in _refusal(error)
     with pytest.raises(ValidationError, match=f"a key of type {kind} is not JSON"):
         v1.TextContent(text="t", unknownKey={key: 1})
     with pytest.raises(ValidationError, match=f"a key of type {kind} is not JSON"):
@@ -161,7 +164,7 @@ def test_builders_validate_as_the_constructor_does() -> None:
     block = v1.TextContent(text="t")
     with pytest.raises(ValidationError) as nan:
         block.with_meta({"a": math.nan})
-    assert "NaN is not JSON (at /a)" in _refusal(nan)
+    assert "NaN is not JSON (at /meta/a)" in _refusal(nan)
     with pytest.raises(ValidationError) as number:
         block.with_text(5)  # type: ignore[arg-type]
     assert [e["type"] for e in number.value.errors()] == ["string_type"]
@@ -298,7 +301,7 @@ def test_a_surrogate_in_a_typed_string_is_located_in_the_input() -> None:
     assert "a lone surrogate is not JSON (at /content/1/text)" in _refusal(error)
     with pytest.raises(ValidationError) as in_key:
         v2.SessionMessage.model_validate({**update, "content": [good], "_meta": {"k\ud800": 1}})
-    assert "a lone surrogate is not JSON (in a key at /)" in _refusal(in_key)
+    assert "a lone surrogate is not JSON (in a key at /_meta)" in _refusal(in_key)
     with pytest.raises(ValidationError) as by_constructor:
         v2.SessionMessage(message_id="m", content=[v2.TextContent(text="ok"), bad])
     assert "a lone surrogate is not JSON (at /content/1/text)" in _refusal(by_constructor)
@@ -322,7 +325,7 @@ def test_nan_in_python_params_is_refused_by_methods_decode() -> None:
     message = _notification("t", meta={"k": math.nan})
     with pytest.raises(ValidationError) as error:
         V1_METHODS.decode(message)
-    assert "NaN is not JSON (at /k)" in _refusal(error)
+    assert "NaN is not JSON (at /update/content/_meta/k)" in _refusal(error)
 
 
 # --- generated values: what JSON text can spell is accepted as it is ------------------------
@@ -397,15 +400,27 @@ def test_a_builder_takes_a_value_as_the_constructor_does(
 @pytest.mark.parametrize(
     ("meta", "says"),
     [
-        ({1: "x"}, "a key of type int is not JSON (at /)"),
-        ({"ok": {"k\ud800": 1}}, "a lone surrogate is not JSON (in a key at /ok)"),
-        ({"x": ["ok", "\ud800"]}, "a lone surrogate is not JSON (at /x/1)"),
-        ({"x": [1, b"raw"]}, "a value of type bytes is not JSON (at /x/1)"),
-        ({"a": 1.5, "b": {1, 2}}, "a value of type set is not JSON (at /b)"),
-        ({"a": {"a": {"a": {"a": {"a": {"a": {"a": [math.nan]}}}}}}}, "(at /a/a/a/a/a/a/a/0)"),
-        ({"a": [[[[[[[[math.nan]]]]]]]]}, "(at /a/0/0/0/.../0/0/0/0, 9 steps)"),
+        ({1: "x"}, "a key of type int is not JSON (at /meta)"),
+        ({"ok": {"k\ud800": 1}}, "a lone surrogate is not JSON (in a key at /meta/ok)"),
+        ({"x": ["ok", "\ud800"]}, "a lone surrogate is not JSON (at /meta/x/1)"),
+        ({"x": [1, b"raw"]}, "a value of type bytes is not JSON (at /meta/x/1)"),
+        ({"a": 1.5, "b": {1, 2}}, "a value of type set is not JSON (at /meta/b)"),
+        ({"a": {"a": {"a": {"a": {"a": {"a": [math.nan]}}}}}}, "(at /meta/a/a/a/a/a/a/0)"),
+        ({"a": [[[[[[[math.nan]]]]]]]}, "(at /meta/a/0/0/.../0/0/0/0, 9 steps)"),
+        ({"a/b~c": {"~": math.nan}}, "NaN is not JSON (at /meta/a~1b~0c/~0)"),
+        ({"": {"/": [math.nan]}}, "NaN is not JSON (at /meta//~1/0)"),
     ],
-    ids=["int-key", "key", "string", "bytes", "after-a-float", "8-steps", "9-steps"],
+    ids=[
+        "int-key",
+        "key",
+        "string",
+        "bytes",
+        "after-a-float",
+        "8-steps",
+        "9-steps",
+        "escaped",
+        "empty-key",
+    ],
 )
 def test_a_refusal_names_the_problem_and_its_place(meta: Any, says: str) -> None:
     with pytest.raises(ValidationError) as error:
@@ -415,7 +430,7 @@ def test_a_refusal_names_the_problem_and_its_place(meta: Any, says: str) -> None
 
 def test_the_exact_walk_goes_on_past_a_shared_part() -> None:
     shared = {"k": 1}
-    with pytest.raises(ValidationError, match=r"NaN is not JSON \(at /c\)"):
+    with pytest.raises(ValidationError, match=r"NaN is not JSON \(at /meta/c\)"):
         v1.TextContent(text="t", meta={"a": shared, "b": shared, "c": math.nan})
 
 
@@ -437,3 +452,64 @@ def test_a_type_adapter_sees_the_not_json_error_with_its_reason() -> None:
     adapter: TypeAdapter[Any] = TypeAdapter(v1.ContentBlock)
     with pytest.raises(NotJsonError, match=r"^NaN is not JSON \(at /k\)$"):
         adapter.validate_python({"type": "text", "text": "t", "_meta": {"k": math.nan}})
+
+
+# --- a free-form value's refusal is located from the input's root ------------------------
+
+
+def _pointer(keys: list[str | int]) -> str:
+    """RFC 6901, written independently of the bindings: `~` is `~0`, `/` is `~1`."""
+    return "".join("/" + str(key).replace("~", "~0").replace("/", "~1") for key in keys)
+
+
+NOT_JSON = st.sampled_from(
+    [(math.nan, "NaN is not JSON"), ("a\ud800", "a lone surrogate is not JSON")]
+)
+
+
+@settings(max_examples=examples(60, 200), deadline=None)
+@given(
+    place=st.sampled_from(
+        [["update", "_meta"], ["_meta"], ["update", "rawInput"], ["update", "xUnknown"]]
+    ),
+    keys=st.lists(st.text(alphabet="ab/~", max_size=3), max_size=4),
+    bad=NOT_JSON,
+)
+def test_a_free_form_refusal_names_the_full_pointer(
+    place: list[str], keys: list[str], bad: tuple[Any, str]
+) -> None:
+    # A lone surrogate or NaN deep in `_meta`, `rawInput` or an unknown key, under keys
+    # that need escaping: the pointer starts at the params, not at the free-form value.
+    value, says = bad
+    for key in reversed(keys):
+        value = {key: value}
+    params: dict[str, Any] = {
+        "sessionId": "s",
+        "update": {"sessionUpdate": "tool_call", "toolCallId": "t", "title": "T"},
+    }
+    holder = params if place == ["_meta"] else params["update"]
+    holder[place[-1]] = value if keys or place[-1] != "_meta" else {"k": value}
+    full = [*place, *keys] if keys or place[-1] != "_meta" else [*place, "k"]
+    with pytest.raises(ValidationError) as error:
+        v1.SessionNotification.model_validate(params)
+    assert _refusal(error).endswith(f"{says} (at {_pointer(full)})")
+
+
+def test_a_key_with_a_lone_surrogate_is_located_at_its_object() -> None:
+    params = {
+        "sessionId": "s",
+        "update": {"sessionUpdate": "session_message", "messageId": "m", "_meta": {"\ud800": 1}},
+    }
+    with pytest.raises(ValidationError) as error:
+        v1.SessionNotification.model_validate(params)
+    assert _refusal(error).endswith("(in a key at /update/_meta)")
+
+
+def test_a_free_form_value_held_in_two_places_is_located_at_the_first() -> None:
+    # The same `_meta` object in two blocks: the first one validated, the first in the input.
+    meta = {"k": math.nan}
+    block = {"type": "text", "text": "t", "_meta": meta}
+    update = {"sessionUpdate": "session_message", "messageId": "m", "content": [block, block]}
+    with pytest.raises(ValidationError) as error:
+        v2.SessionMessage.model_validate(update)
+    assert _refusal(error).endswith("NaN is not JSON (at /content/0/_meta/k)")

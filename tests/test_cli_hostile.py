@@ -782,7 +782,7 @@ def test_meta_from_python_holds_json_values_only(value: object, says: str) -> No
     from acp_schema.v2 import TextContent
 
     data = {"type": "text", "text": "t", "_meta": {"x": [value]}}
-    with pytest.raises(ValidationError, match=re.escape(says.replace("/x", "/x/0"))):
+    with pytest.raises(ValidationError, match=re.escape(says.replace("/x", "/_meta/x/0"))):
         TextContent.model_validate(data)  # not read as "no _meta" by default-on-error
     with pytest.raises(ValidationError, match="is not JSON"):
         TextContent(text="t", meta={"x": value})

@@ -27,13 +27,16 @@ class NotJsonError(TypeError):
     spelling `NaN` is refused. A TypeAdapter of a union raises it as it is."""
 
 
-# The first free-form value of the running Python-mode validation that is not JSON.
-_NOT_JSON: ContextVar[str | None] = ContextVar("acp_schema_not_json", default=None)
+# The first refusal of the running Python-mode validation: what it says (located in the
+# value refused) and that value (`_TYPED_STRING` for a typed string), so that the whole
+# input's refusal can say where in the input it is.
+_NOT_JSON: ContextVar[tuple[str, Any] | None] = ContextVar("acp_schema_not_json", default=None)
+_TYPED_STRING = object()
 
 
-def _not_json(message: str) -> NoReturn:
+def _not_json(message: str, value: Any = _TYPED_STRING) -> NoReturn:
     if _NOT_JSON.get() is None:
-        _NOT_JSON.set(message)
+        _NOT_JSON.set((message, value))
     raise NotJsonError(message)
 
 
@@ -62,10 +65,37 @@ def _python_input(title: str, data: Any, validate: Callable[[], _Validated]) -> 
         _NOT_JSON.reset(token)
 
 
-def _placed(problem: str, data: Any) -> str:
-    """A typed string's refusal says where it is in the input; others say already."""
-    where = _surrogate_at(data) if problem == _IN_A_STRING else None
-    return problem if where is None else f"{problem} ({where})"
+def _placed(problem: tuple[str, Any], data: Any) -> str:
+    """The refusal located from the root of the whole input (a JSON pointer): a free-form
+    value's own refusal says where in that value; the value's place in the input goes
+    before it (`/update/_meta/k`, not `/k`)."""
+    message, value = problem
+    if value is _TYPED_STRING:
+        where = _surrogate_at(data)
+        return message if where is None else f"{message} ({where})"
+    place = _place_of(value, data)
+    if place is _NOT_FOUND:
+        return message
+    return _problem(value, place) or message
+
+
+_NOT_FOUND = object()
+
+
+def _place_of(value: Any, data: Any) -> Any:
+    """Where (`_at`'s form) `data` holds the very object `value`, first in document order;
+    `_NOT_FOUND` if nowhere (walking dicts and lists, each once)."""
+    stack: list[tuple[Any, Any]] = [(data, None)]
+    seen: set[int] = set()
+    while stack:
+        item, where = stack.pop()
+        if item is value:
+            return where
+        if isinstance(item, (dict, list)) and id(item) not in seen:
+            seen.add(id(item))
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((child, (where, key)) for key, child in reversed(list(pairs)))
+    return _NOT_FOUND
 
 
 # Python types a free-form value parsed from JSON text can have. Infinity is allowed: the
@@ -112,7 +142,7 @@ def _json_value(value: Any) -> Any:
                 return _deep_value(value)
             for key, child in item.items():
                 if key.__class__ is not str or (not key.isascii() and _SURROGATE.search(key)):
-                    _not_json(_problem(value) or "a key that is not JSON")
+                    _not_json(_problem(value) or "a key that is not JSON", value)
                 push(child)
         elif kind is list:
             budget -= 1
@@ -125,7 +155,7 @@ def _json_value(value: Any) -> Any:
             break
     else:
         return value
-    _not_json(_problem(value) or "a value that is not JSON")
+    _not_json(_problem(value) or "a value that is not JSON", value)
 
 
 def _deep_value(value: Any) -> Any:
@@ -157,7 +187,7 @@ def _deep_value(value: Any) -> Any:
                 continue
             for key, child in item.items():
                 if key.__class__ is not str or (not key.isascii() and _SURROGATE.search(key)):
-                    _not_json(_problem(value) or "a key that is not JSON")
+                    _not_json(_problem(value) or "a key that is not JSON", value)
                 push(child)
         elif kind is int or kind is bool or item is None:
             continue
@@ -168,7 +198,7 @@ def _deep_value(value: Any) -> Any:
     problem = _problem(value)
     if problem is None:  # more than `_DEEP_CONTAINERS`, or parts of it shared: JSON
         return value
-    _not_json(problem)
+    _not_json(problem, value)
 
 
 def _json_value_or_missing(value: Any) -> Any:
@@ -176,14 +206,15 @@ def _json_value_or_missing(value: Any) -> Any:
     return value if value is MISSING else _json_value(value)
 
 
-def _problem(value: Any) -> str | None:
-    """What in `value` is not JSON, and where; None when nothing is. The exact walk: each
-    object or array once however many places hold it, with the levels under each kept, so
-    that a value containing itself is told from one nested too deep, in linear time."""
+def _problem(value: Any, place: Any = None) -> str | None:
+    """What in `value` is not JSON, and where (below `place`, the value's own place in the
+    input, `_at`'s form); None when nothing is. The exact walk: each object or array once
+    however many places hold it, with the levels under each kept, so that a value
+    containing itself is told from one nested too deep, in linear time."""
     on_path: set[int] = set()  # ids of the containers enclosing the item being walked
     height: dict[int, int] = {}  # id of a container walked -> the levels it holds
     # (leaving?, item, where (`_at`), levels above the item)
-    stack: list[tuple[bool, Any, Any, int]] = [(False, value, None, 0)]
+    stack: list[tuple[bool, Any, Any, int]] = [(False, value, place, 0)]
     while stack:
         leaving, item, where, level = stack.pop()
         if isinstance(item, (dict, list)):
@@ -226,12 +257,12 @@ _SHOWN_KEYS = 8  # a deep place shows its first and last keys, and how many ther
 
 
 def _at(where: Any) -> str:
-    """A place in a value as a JSON pointer: `where` is None for the value itself, else
-    (the enclosing place, the key or index)."""
+    """A place in a value as a JSON pointer (RFC 6901: `~` written `~0`, `/` written `~1`):
+    `where` is None for the value itself, else (the enclosing place, the key or index)."""
     keys: list[str] = []
     while where is not None:
         where, key = where
-        keys.append(str(key))
+        keys.append(str(key).replace("~", "~0").replace("/", "~1"))
     keys.reverse()
     if not keys:
         return "/"

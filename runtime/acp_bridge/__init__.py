@@ -3,9 +3,11 @@
 Install with `pip install 'acp-schema[acp]'`; docs/acp-sdk.md shows a whole agent and client.
 
 - `send(conn, message, session_id=...)`: send any v1 session update or agent-side
-  notification through an acp `AgentSideConnection`, kinds acp does not know included;
+  notification through an acp `AgentSideConnection` as its exact wire value, kinds acp
+  does not know and unknown keys included;
 - `UpdateReceiver(on_update, store=...).attach(conn, process=...)`: on an acp
-  `ClientSideConnection`, every `session/update` exactly once and in wire order, decoded
+  `ClientSideConnection`, every `session/update` acp's transport parses, exactly once
+  and in wire order, decoded
   by the bindings (fast path first) or, where they refuse it, as an `UndecodableUpdate`;
   optionally applied to a `TranscriptStore`; what acp's own models read still reaches the
   Client's `session_update`; with the agent's process, a request that fails because it

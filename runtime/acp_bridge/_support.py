@@ -60,6 +60,15 @@ def check_version() -> Version:
     return version
 
 
+def _one_line(error: BaseException) -> str:
+    """The error's type (unless a plain ImportError, whose text says enough) and its text,
+    on one line."""
+    text = " ".join(str(error).split())
+    if type(error) is ImportError:
+        return text
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
 ACP_VERSION = check_version()
 
 from packaging.specifiers import SpecifierSet  # noqa: E402 - importable: the check used it
@@ -70,10 +79,9 @@ try:  # the version is right, but the package may still be broken or half instal
     from acp import schema as acp_models
     from acp.core import AgentSideConnection, ClientSideConnection
     from acp.utils import serialize_params
-except ImportError as error:
+except Exception as error:  # whatever acp or a dependency raises: a SyntaxError, ...
     raise UnsupportedAcpError(
-        f"{DISTRIBUTION} {ACP_VERSION} is installed but cannot be imported: "
-        f"{' '.join(str(error).split())}"
+        f"{DISTRIBUTION} {ACP_VERSION} is installed but cannot be imported: {_one_line(error)}"
     ) from error
 
 # --- acp's public API, as the bridge reads it ------------------------------------------------

@@ -78,7 +78,7 @@ def acp_model_of(cls: type[BaseModel], wire: Any) -> BaseModel:
     result: BaseModel = open_class(target).model_validate(wire)
     # acp reads some values its own way (an enum value it does not know becomes null or
     # is dropped from its list): such a value has no acp model with the same wire value.
-    changed = _change(wire, result.model_dump(mode="json", by_alias=True, exclude_unset=True))
+    changed = wire_change(wire, result.model_dump(mode="json", by_alias=True, exclude_unset=True))
     if changed is not None:
         raise LossyConversionError(
             f"{_versions()} cannot hold this {cls.__name__} as it is: {changed}"
@@ -122,7 +122,7 @@ def from_acp(acp_model: BaseModel) -> BaseModel:
     wire = _tagged(target, wire)
     # The bindings read a few values their own way too (`null` for an object or list that
     # defaults on null, a value that defaults on error, ...).
-    changed = _change(wire, result.model_dump(mode="json"))
+    changed = wire_change(wire, result.model_dump(mode="json"))
     if changed is not None:
         raise LossyConversionError(
             f"acp_schema.v1 cannot hold this {type(acp_model).__name__} as it is: {changed}"
@@ -150,7 +150,7 @@ def shared_definitions() -> list[str]:
     return sorted(_acp_classes().keys() & _binding_classes().keys())
 
 
-def _change(wire: Any, written: Any) -> str | None:
+def wire_change(wire: Any, written: Any) -> str | None:
     """What a model changed in the value it was given, or None. The same JSON text (keys
     sorted) settles most calls at C speed; otherwise the values are compared (1 and 1.0 are
     one JSON number)."""

@@ -10,7 +10,7 @@ every other notification, is written as its wire value by the connection itself.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 from acp import schema as acp_models
 from acp.core import AgentSideConnection
@@ -21,8 +21,8 @@ from acp_schema._fast import FastStruct
 from acp_schema._runtime import TagDispatch
 from acp_schema.v1.methods import METHODS
 
-from ._support import send_raw_notification
-from .convert import BINDINGS_MODULES, LossyConversionError, acp_model_of
+from ._support import acp_writes, send_raw_notification
+from .convert import BINDINGS_MODULES, LossyConversionError, acp_model_of, wire_change
 
 __all__ = ["ACP_UPDATE_KINDS", "send"]
 
@@ -54,16 +54,19 @@ async def send(connection: Any, message: Any, *, session_id: str | None = None) 
     of another notification the Agent sends (`v1.CompleteElicitationNotification`, ...; the
     method comes from the bindings' method table).
 
-    An update kind acp knows goes through `connection.session_update` (acp validates it and
-    writes it its way: it leaves out `null` values and defaults), unless acp's models
-    cannot hold it as it is (see `_as_acp`). Anything else, every other notification
-    included, is written as its wire value exactly, unknown keys and `_meta` included.
+    What is written is the message's wire value exactly, unknown keys, `null`s and `_meta`
+    included. An update kind acp knows goes through `connection.session_update` (acp
+    validates it and writes it) when acp writes that very value (see `_as_acp`); anything
+    else, every other notification included, through the connection's own writer.
     """
     if not isinstance(connection, AgentSideConnection):
         raise TypeError(f"send needs an acp AgentSideConnection, not {type(connection).__name__}")
     model = message.to_model() if isinstance(message, FastStruct) else message
     if not isinstance(model, BaseModel) or type(model).__module__ not in BINDINGS_MODULES:
-        raise TypeError(f"send takes acp_schema.v1 models, not {type(message).__name__}")
+        raise TypeError(f"send takes acp_schema.v1 models, not {_qualified(type(message))}")
+    if session_id is not None and not isinstance(session_id, str):
+        # the bindings' `sessionId` is a string; acp's writer would put anything on the wire
+        raise TypeError(f"session_id must be a str, not {type(session_id).__name__}")
     if isinstance(model, v1.SessionNotification):
         if session_id is not None and session_id != model.session_id:
             raise ValueError(
@@ -79,6 +82,17 @@ async def send(connection: Any, message: Any, *, session_id: str | None = None) 
         return
     method = _notification_method(type(model))
     await send_raw_notification(connection, method, model.model_dump(mode="json"))
+
+
+def _qualified(cls: type) -> str:
+    """`acp_schema.v2.SessionMessage`: the public package of a bindings class (the facade
+    that exports it), else its module; so that v1's and v2's classes of one name differ."""
+    module = cls.__module__
+    if module == "builtins":
+        return cls.__qualname__
+    if module.startswith("acp_schema.") and "._" in module:
+        module = module.split("._", 1)[0]
+    return f"{module}.{cls.__qualname__}"
 
 
 async def _send_update(connection: Any, params: dict[str, Any], update: BaseModel) -> None:
@@ -103,9 +117,20 @@ def _as_acp(params: dict[str, Any], update: BaseModel) -> BaseModel | None:
     if meta is not None and not (isinstance(meta, dict) and not meta.keys() & _ACP_PARAMETERS):
         return None
     try:
-        return acp_model_of(type(update), params["update"])
+        acp_update = acp_model_of(type(update), params["update"])
     except (ValidationError, LossyConversionError):
         return None
+    # What acp's `session_update` writes is its `SessionNotification` of these arguments
+    # through `serialize_params`, which serializes the update by the field's declared class
+    # (unknown keys of the open subclass dropped, at every level) and leaves out `null`s and
+    # defaults: unless that is the bindings' value exactly, the value goes out as it is.
+    as_acp_sends = acp_models.SessionNotification(
+        session_id=params["sessionId"],
+        update=cast(Any, acp_update),  # one of acp's update classes: `_counterpart` chose it
+        field_meta=meta or None,
+    )
+    written = acp_writes(as_acp_sends)
+    return acp_update if wire_change(params, written) is None else None
 
 
 @cache
