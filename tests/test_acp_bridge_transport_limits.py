@@ -20,6 +20,9 @@ acp = pytest.importorskip("acp", reason="agent-client-protocol (the acp extra) i
 from acp_schema.acp_bridge import UndecodableUpdate, UpdateReceiver  # noqa: E402
 
 DEPTH = 990  # past what `json.loads` reaches under the default recursion limit of 1,000
+# From 3.12 the JSON parser's depth is bounded by the interpreter's C recursion limit
+# instead, which 990 levels do not reach: acp then parses the deep line.
+DEEP_SKIPPED = sys.version_info < (3, 12)
 DIGITS = 5000  # past the default limit of 4,300 digits
 
 
@@ -93,13 +96,12 @@ def test_acps_transport_skips_a_line_json_cannot_parse_before_the_bridge_sees_it
 ) -> None:
     # As docs/acp-sdk.md says: nothing reaches on_update, acp logs one ERROR per line.
     with caplog.at_level(logging.ERROR):
-        assert _received(tmp_path) == ["before", "after"]
+        received = _received(tmp_path)
+    assert received == ["before", "after"] if DEEP_SKIPPED else ["before", "deep", "after"]
     parsing = [r for r in caplog.records if r.getMessage() == "Error parsing JSON-RPC message"]
-    assert [r.name for r in parsing] == ["root", "root"]
-    assert [type(r.exc_info[1]).__name__ for r in parsing if r.exc_info] == [
-        "ValueError",
-        "RecursionError",
-    ]
+    errors = ["ValueError", "RecursionError"] if DEEP_SKIPPED else ["ValueError"]
+    assert [r.name for r in parsing] == ["root"] * len(errors)
+    assert [type(r.exc_info[1]).__name__ for r in parsing if r.exc_info] == errors
 
 
 def test_with_the_interpreters_limits_lifted_the_lines_reach_on_update(tmp_path: Path) -> None:
