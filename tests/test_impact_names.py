@@ -131,3 +131,36 @@ def test_a_function_annotated_to_return_the_class_shows_it(
     )
     _, out, _ = _run(schemas, tree, capsys, "--format", "json")
     assert [(line, degree) for _, line, degree, _ in _impacts(out)] == [(9, "may break")]
+
+
+def test_tests_around_a_use_show_the_class_as_for_migrate(
+    schemas: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One walk of enclosing tests (resolution/enclosing_tests.py) for migrate and the
+    # report: a comprehension's `if` shows the class; a body that stores to the name again
+    # shows nothing.
+    tree = _tree(
+        tmp_path,
+        {
+            "app/narrow.py": (
+                "from mybind import Loc\n"
+                "\n"
+                "def f(x: object, xs: list[object], make: object) -> None:\n"
+                "    if isinstance(x, Loc):\n"
+                "        x.line = 0\n"
+                "    if isinstance(x, Loc):\n"
+                "        x = make\n"
+                "        x.line = 0\n"
+                "    [y.with_line(0) for y in xs if isinstance(y, Loc)]\n"
+                "    match x:\n"
+                "        case Loc() as hit:\n"
+                "            hit.line = 0\n"
+            )
+        },
+    )
+    _, out, _ = _run(schemas, tree, capsys, "--format", "json")
+    assert [(line, degree) for _, line, degree, _ in _impacts(out)] == [
+        (5, "may break"),
+        (9, "may break"),
+        (12, "may break"),
+    ]

@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from acp_schema.migrations.framework.syntax import chain, stores_in
+from acp_schema.migrations.framework.syntax import chain
+from acp_schema.migrations.resolution.enclosing_tests import enclosing_tests
 from acp_schema.migrations.resolution.facts import CONTAINERS
 from acp_schema.migrations.resolution.module_facts import ModuleFacts
 
@@ -180,38 +181,35 @@ class ClassFacts:
 
     def _narrowed(self, expr: cst.BaseExpression) -> str | None:
         """The class an enclosing `if isinstance(...)`, an earlier `assert isinstance` in
-        the block, or a `case X(...)` on the subject gives `expr`."""
+        the block, a comprehension's `if isinstance(...)` or a `case X(...)` on the subject
+        gives `expr`."""
         dotted = chain(expr)
         if dotted is None:
             return None
-        child: cst.CSTNode = expr
-        for current in self.facts.ancestors(expr):
-            if isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
-                return None
-            if isinstance(current, cst.If | cst.While) and child is current.body:
-                found = self._isinstance(current.test, dotted)
-                if found is not None:
-                    return found
-            if isinstance(current, cst.IndentedBlock | cst.Module):
-                found = self._asserted(current, child, dotted)
-                if found is not None:
-                    return found
-            if isinstance(current, cst.MatchCase) and child is current.body:
-                match = self.facts.parent(current)
-                pattern = current.pattern
-                if isinstance(pattern, cst.MatchAs) and pattern.pattern is not None:
-                    # `case X(...) as name`: libcst's scopes do not record the capture.
-                    captured = pattern.name is not None and pattern.name.value == dotted
-                    pattern = pattern.pattern
-                    if captured and isinstance(pattern, cst.MatchClass):
-                        return self.class_of(pattern.cls)
-                if (
-                    isinstance(match, cst.Match)
-                    and chain(match.subject) == dotted
-                    and isinstance(pattern, cst.MatchClass)
-                ):
-                    return self.class_of(pattern.cls)
-            child = current
+        for site in enclosing_tests(self.facts, expr, dotted):
+            if site.voided:
+                continue
+            if site.kind == "case":
+                assert site.pattern is not None and site.subject is not None
+                found = self._case(site.pattern, site.subject, dotted)
+            else:
+                assert site.test is not None
+                found = self._isinstance(site.test, dotted)
+            if found is not None:
+                return found
+        return None
+
+    def _case(
+        self, pattern: cst.MatchPattern, subject: cst.BaseExpression, dotted: str
+    ) -> str | None:
+        if isinstance(pattern, cst.MatchAs) and pattern.pattern is not None:
+            # `case X(...) as name`: libcst's scopes do not record the capture.
+            captured = pattern.name is not None and pattern.name.value == dotted
+            pattern = pattern.pattern
+            if captured and isinstance(pattern, cst.MatchClass):
+                return self.class_of(pattern.cls)
+        if chain(subject) == dotted and isinstance(pattern, cst.MatchClass):
+            return self.class_of(pattern.cls)
         return None
 
     def _isinstance(self, test: cst.BaseExpression, dotted: str) -> str | None:
@@ -226,22 +224,6 @@ class ClassFacts:
             and chain(test.args[0].value) == dotted
         ):
             return self.class_of(test.args[1].value)
-        return None
-
-    def _asserted(self, block: cst.CSTNode, statement: cst.CSTNode, dotted: str) -> str | None:
-        """`assert isinstance(x, X)` earlier in the same block, with no store to `x`
-        between it and `statement`."""
-        body = block.body if isinstance(block, cst.Module | cst.IndentedBlock) else ()
-        found: str | None = None
-        for item in body:
-            if item is statement:
-                return found
-            if stores_in([item]).rebinds(dotted):
-                found = None
-            if isinstance(item, cst.SimpleStatementLine):
-                for small in item.body:
-                    if isinstance(small, cst.Assert):
-                        found = self._isinstance(small.test, dotted) or found
         return None
 
 

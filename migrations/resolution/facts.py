@@ -15,12 +15,11 @@ from typing import Literal
 import libcst as cst
 
 from acp_schema.migrations.framework.syntax import (
-    asserts_before,
     chain,
-    stores_in,
     string_value,
 )
 from acp_schema.migrations.resolution.bindings import CHUNK_TAG
+from acp_schema.migrations.resolution.enclosing_tests import enclosing_tests
 from acp_schema.migrations.resolution.module_facts import METADATA, ModuleFacts
 
 __all__ = ["METADATA", "OTHER", "UNKNOWN", "Fact", "Facts"]
@@ -59,15 +58,6 @@ CONTAINERS = frozenset(
         "Iterable",
     }
 )
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
-
-
-def _element(comprehension: cst.CSTNode) -> cst.CSTNode | None:
-    if isinstance(comprehension, cst.DictComp):
-        return comprehension.value
-    return getattr(comprehension, "elt", None)
-
-
 OTHER = Fact("other")
 
 
@@ -184,49 +174,18 @@ class Facts(ModuleFacts):
         dotted = chain(expr)
         if dotted is None:
             return None
-        child: cst.CSTNode = expr
-        for current in self.ancestors(expr):
-            if isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
-                return None
-            if isinstance(current, COMPREHENSIONS) and child is _element(current):
-                fact = self._filtered(current.for_in, dotted)
-                if fact is not None:
-                    return fact
-            if isinstance(current, cst.IndentedBlock | cst.Module):
-                fact = self._asserted(current, child, dotted)
-                if fact is not None:
-                    return fact
-            if isinstance(current, cst.If | cst.While) and child is current.body:
-                fact = self._test_fact(current.test, dotted)
-                if fact is not None and not stores_in([current.body]).rebinds(dotted):
-                    return fact
-            if isinstance(current, cst.MatchCase) and child is current.body:
-                match = self.parent(current)
-                if isinstance(match, cst.Match) and chain(match.subject) == dotted:
-                    fact = self._pattern_fact(current.pattern)
-                    if fact is not None and not stores_in([current.body]).rebinds(dotted):
-                        return fact
-            child = current
-        return None
-
-    def _filtered(self, for_in: cst.CompFor, dotted: str) -> Fact | None:
-        """`[e.x for e in events if isinstance(e, T)]`: the `if` clauses hold for the
-        element."""
-        current: cst.CompFor | None = for_in
-        while current is not None:
-            for clause in current.ifs:
-                fact = self._test_fact(clause.test, dotted)
-                if fact is not None:
-                    return fact
-            current = current.inner_for_in
-        return None
-
-    def _asserted(self, block: cst.CSTNode, statement: cst.CSTNode, dotted: str) -> Fact | None:
-        """`assert isinstance(e, T)` earlier in the same block, with no rebinding of the
-        name between it and `statement`."""
-        for check, after in asserts_before(block, statement):
-            fact = self._test_fact(check.test, dotted)
-            if fact is not None and not stores_in(after).rebinds(dotted):
+        for site in enclosing_tests(self, expr, dotted):
+            if site.voided:
+                continue
+            if site.kind == "case":
+                assert site.pattern is not None and site.subject is not None
+                if chain(site.subject) != dotted:
+                    continue
+                fact = self._pattern_fact(site.pattern)
+            else:
+                assert site.test is not None
+                fact = self._test_fact(site.test, dotted)
+            if fact is not None:
                 return fact
         return None
 

@@ -13,18 +13,16 @@ from collections.abc import Callable
 import libcst as cst
 
 from acp_schema.migrations.framework.syntax import (
-    asserts_before,
     chain,
-    stores_in,
     string_value,
 )
 from acp_schema.migrations.resolution.bindings import CHUNK_TAG
+from acp_schema.migrations.resolution.enclosing_tests import enclosing_tests
 from acp_schema.migrations.resolution.module_facts import ModuleFacts
 from acp_schema.migrations.resolution.type_evidence import Holds, join
 
 TAG_ATTRIBUTES = frozenset({"session_update"})
 TAG_KEYS = frozenset({"sessionUpdate", "session_update"})
-COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
 class Narrowing:
@@ -41,44 +39,18 @@ class Narrowing:
         dotted = _subject(expr)
         if dotted is None:
             return None
-        child: cst.CSTNode = expr
-        for current in self.facts.ancestors(expr):
-            if isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
-                return None
-            found: Holds | None = None
-            if isinstance(current, COMPREHENSIONS) and child is _element(current):
-                found = self._filtered(current.for_in, dotted, tags_only)
-            elif isinstance(current, cst.IndentedBlock | cst.Module):
-                found = self._asserted(current, child, dotted, tags_only)
-            elif isinstance(current, cst.If | cst.While) and child is current.body:
-                found = self._test(current.test, dotted, tags_only)
-                if found is not None and stores_in([current.body]).rebinds(dotted.split("[")[0]):
-                    found = None
-            elif isinstance(current, cst.MatchCase) and child is current.body:
-                match = self.facts.parent(current)
-                if isinstance(match, cst.Match) and _subject(match.subject) == dotted:
-                    found = self._pattern(current.pattern, tags_only)
+        for site in enclosing_tests(self.facts, expr, dotted):
+            if site.voided:
+                continue
+            if site.kind == "case":
+                assert site.pattern is not None and site.subject is not None
+                if _subject(site.subject) != dotted:
+                    continue
+                found = self._pattern(site.pattern, tags_only)
+            else:
+                assert site.test is not None
+                found = self._test(site.test, dotted, tags_only)
             if found is not None:
-                return found
-            child = current
-        return None
-
-    def _filtered(self, for_in: cst.CompFor, dotted: str, tags_only: bool) -> Holds | None:
-        current: cst.CompFor | None = for_in
-        while current is not None:
-            for clause in current.ifs:
-                found = self._test(clause.test, dotted, tags_only)
-                if found is not None:
-                    return found
-            current = current.inner_for_in
-        return None
-
-    def _asserted(
-        self, block: cst.CSTNode, statement: cst.CSTNode, dotted: str, tags_only: bool
-    ) -> Holds | None:
-        for check, after in asserts_before(block, statement):
-            found = self._test(check.test, dotted, tags_only)
-            if found is not None and not stores_in(after).rebinds(dotted.split("[")[0]):
                 return found
         return None
 
@@ -154,9 +126,3 @@ def _tag_of(node: cst.BaseExpression) -> str | None:
     ):
         return chain(node.func.value)
     return None
-
-
-def _element(comprehension: cst.CSTNode) -> cst.CSTNode | None:
-    if isinstance(comprehension, cst.DictComp):
-        return comprehension.value
-    return getattr(comprehension, "elt", None)
