@@ -148,8 +148,10 @@ class _SafeStream(io.TextIOBase):
         except (OSError, ValueError) as err:
             self._fail(err)
 
-    def close(self) -> None:  # the stream under it belongs to the process, not to us
-        self.flush()
+    def close(self) -> None:
+        """Nothing to do: the stream under it belongs to the process, and every write went
+        straight to it. (The finalizer calls this when the layer is dropped, maybe after
+        that stream was closed: flushing it then raised in a finalizer on Python 3.13.)"""
 
     def _fail(self, err: BaseException) -> None:
         self.failed = err

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -558,3 +559,19 @@ def test_closed_standard_descriptors_are_taken_by_dev_null(tmp_path: Path) -> No
         )
         assert result.read_text() == f"3 {expected}", closing
         result.unlink()
+
+
+def test_dropping_the_layer_after_its_stream_closed_raises_nothing() -> None:
+    # The finalizer closes the wrapper, maybe after the stream under it was closed (a
+    # test's capture, the interpreter's exit); on Python 3.13 a flush there raised
+    # OutputError into "Exception ignored in: <_SafeStream ...>".
+
+    class Closed(io.StringIO):
+        def flush(self) -> None:  # as a closed file does
+            raise ValueError("I/O operation on closed file.")
+
+    inner = Closed()
+    stream: Any = _layer(inner, "standard output")
+    stream.write("kept\n")
+    stream.close()  # what the finalizer does
+    assert inner.getvalue() == "kept\n"
