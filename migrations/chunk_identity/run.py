@@ -42,6 +42,7 @@ from acp_schema.migrations.framework.acknowledge import acknowledgements
 from acp_schema.migrations.framework.disk.sources import SourceFiles
 from acp_schema.migrations.framework.findings import Finding
 from acp_schema.migrations.framework.pool import WorkerPool
+from acp_schema.migrations.framework.progress import Progress, counter
 from acp_schema.migrations.resolution.bindings import DEFAULT_BINDINGS, Bindings
 from acp_schema.migrations.resolution.generated_files import generated_unchanged
 from acp_schema.migrations.resolution.module_symbols import RunModules
@@ -53,7 +54,6 @@ from acp_schema.migrations.resolution.old_bindings import (
     reach_names,
 )
 
-Progress = Callable[[int, int], None]
 MAX_ROUNDS = 10  # generators yielding from generators, followed this deep
 
 
@@ -140,17 +140,7 @@ def run_all(
         else:
             results[path] = FileResult(path, "skipped", original=kept)
         del data, read
-    done = len(results)
-    total = len(files)
-    if progress:
-        progress(done, total)
-
-    def tick() -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, total)
-
+    tick = counter(progress, len(results), len(files))
     with _Pool(jobs) as pool:
         for result in pool.map_files(pending, per_file, None, None, tick):
             results[result.path] = result

@@ -4,9 +4,27 @@ stderr is a terminal and the run is not quiet)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from acp_schema.cli_output import write_raw
+
+# Called with (files done, files in all) as a run goes.
+Progress = Callable[[int, int], None]
+
+
+def counter(progress: Progress | None, done: int, total: int) -> Callable[[], None]:
+    """Report `done` of `total` files now; the function returned counts one more."""
+    if progress:
+        progress(done, total)
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total)
+
+    return tick
 
 
 class ProgressBar:

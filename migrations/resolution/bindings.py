@@ -13,6 +13,7 @@ import importlib.util
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 from acp_schema._input import InputError, read_bytes
@@ -129,15 +130,24 @@ class Bindings:
         return module if self.owner(module) is not None else None
 
 
-@cache
-def defined_names(module: str) -> frozenset[str] | None:
-    """Top-level names the installed `module` defines, read from its source without
-    running it; None when the module is not installed or has no Python source."""
+def python_source_spec(module: str) -> ModuleSpec | None:
+    """The import spec of the installed `module` when it is Python source (a `.py`
+    origin), found without importing it; None otherwise."""
     try:
         spec = importlib.util.find_spec(module)
     except (ImportError, ValueError):
         return None
     if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return None
+    return spec
+
+
+@cache
+def defined_names(module: str) -> frozenset[str] | None:
+    """Top-level names the installed `module` defines, read from its source without
+    running it; None when the module is not installed or has no Python source."""
+    spec = python_source_spec(module)
+    if spec is None or spec.origin is None:
         return None
     names: set[str] = set()
     if spec.submodule_search_locations:  # a package also exports its submodules

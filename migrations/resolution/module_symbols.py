@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-import importlib.util
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
 
 from acp_schema._input import InputError, read_bytes
-from acp_schema.migrations.resolution.bindings import import_source
+from acp_schema.migrations.resolution.bindings import import_source, python_source_spec
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 MAX_HOPS = 20  # re-exports followed before giving up (a cycle of facades)
@@ -173,11 +172,8 @@ def installed_symbols(module: str) -> ModuleSymbols | None:
     """An installed module's top-level statements, read from its source without
     importing it (re-exports are followed by `definition`, as the generated packages'
     `if TYPE_CHECKING: from ._models import X as X`). None when it has no Python source."""
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        return None
-    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+    spec = python_source_spec(module)
+    if spec is None or spec.origin is None:
         return None
     tree = _tree(spec.origin)
     if tree is None:

@@ -10,10 +10,9 @@ listed as skipped, never scanned as the bindings of this diff).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp_schema._input import InputError, read_bytes
 from acp_schema.cli_common import os_reason
@@ -22,9 +21,11 @@ from .judge import Impact, judge
 from .targets import Targets
 from .uses import Interest
 
+if TYPE_CHECKING:
+    from acp_schema.migrations.framework.progress import Progress
+
 # Parsing takes about a thousand times a file's size in memory (as for `migrate`).
 MAX_FILE_BYTES = 1024 * 1024
-Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -68,6 +69,7 @@ def scan(settings: Settings, targets: Targets, progress: Progress | None = None)
     from acp_schema.migrations.framework.config import ConfigFinder
     from acp_schema.migrations.framework.disk.files import discover, excluded
     from acp_schema.migrations.framework.pool import WorkerPool
+    from acp_schema.migrations.framework.progress import counter
     from acp_schema.migrations.resolution.exports import find_exports, vendored_modules
     from acp_schema.migrations.resolution.modules import forget
 
@@ -110,16 +112,7 @@ def scan(settings: Settings, targets: Targets, progress: Progress | None = None)
             )
         else:
             pending.append((path, data))
-    done, total = len(outcomes), len(files)
-    if progress:
-        progress(done, total)
-
-    def tick() -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, total)
-
+    tick = counter(progress, len(outcomes), len(files))
     calls = [(path, data, interest, exports, targets) for path, data in pending]
     with WorkerPool[FileOutcome](settings.jobs) as pool:
         for outcome in pool.map(scan_file, calls, _crashed, tick):
